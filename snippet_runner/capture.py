@@ -1,0 +1,125 @@
+"""Capture what a snippet writes the way a terminal would see it.
+
+``contextlib.redirect_stdout`` only swaps ``sys.stdout``: it loses the interleaving of stdout and
+stderr and misses anything torch's C++ side writes to file descriptors 1 and 2. We point both
+descriptors at one temporary file and give Python unbuffered writers on them, so every byte lands
+in the order it was written, from Python or from C.
+
+Warnings are printed as Python's default ``showwarning`` prints them, with one change: a warning
+raised inside torch (or this engine) is attributed to the innermost line of the snippet that led to
+it, and every path is shown relative to the snippet's folder, as ``python file.py`` run there shows.
+Tracebacks are trimmed the same way, to the snippet's own frames.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import linecache
+import os
+import sys
+import tempfile
+import traceback
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+_libc = ctypes.CDLL(None)
+
+
+def _flush_c_stdio() -> None:
+    _libc.fflush(None)
+
+
+class Terminal:
+    """One capture file reused for every run in this worker."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()
+
+    @contextmanager
+    def capture(self) -> Iterator[None]:
+        self._file.seek(0)
+        self._file.truncate()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _flush_c_stdio()
+        saved_fds = os.dup(1), os.dup(2)
+        saved_streams = sys.stdout, sys.stderr
+        os.dup2(self._file.fileno(), 1)
+        os.dup2(self._file.fileno(), 2)
+        sys.stdout = _unbuffered(1)
+        sys.stderr = _unbuffered(2)
+        try:
+            yield
+        finally:
+            _flush_c_stdio()
+            sys.stdout, sys.stderr = saved_streams
+            os.dup2(saved_fds[0], 1)
+            os.dup2(saved_fds[1], 2)
+            os.close(saved_fds[0])
+            os.close(saved_fds[1])
+
+    def text(self) -> str:
+        self._file.seek(0)
+        return self._file.read().decode("utf-8", errors="replace")
+
+
+def _unbuffered(fd: int) -> io.TextIOWrapper:
+    raw = io.FileIO(fd, "w", closefd=False)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
+
+
+def _inside(folder: Path, filename: str) -> bool:
+    return filename.startswith(str(folder) + os.sep)
+
+
+def _shown(folder: Path, filename: str) -> str:
+    return os.path.relpath(filename, folder)
+
+
+@contextmanager
+def terminal_warnings(folder: Path) -> Iterator[None]:
+    """Print warnings like a terminal, attributed to the snippet's own line."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not _inside(folder, filename):
+            frame = sys._getframe(1)
+            while frame is not None and not _inside(folder, frame.f_code.co_filename):
+                frame = frame.f_back
+            if frame is not None:
+                filename, lineno, line = frame.f_code.co_filename, frame.f_lineno, None
+        if line is None:
+            line = linecache.getline(filename, lineno)
+        text = warnings.formatwarning(message, category, _shown(folder, filename), lineno, line)
+        sys.stderr.write(text)
+
+    with warnings.catch_warnings():  # also resets the "already shown once" registries
+        warnings.showwarning = show
+        yield
+
+
+def trimmed_traceback(exc: BaseException, script: Path) -> tuple[str, int | None]:
+    """The traceback with only the frames of files in the snippet's folder, and the innermost
+    line of the script itself (the line to name when the error is unexpected)."""
+    folder = script.parent
+    te = traceback.TracebackException.from_exception(exc)
+    innermost = None
+    for part in _chain(te):
+        kept = [fs for fs in part.stack if _inside(folder, fs.filename)]
+        if part is te:
+            lines = [fs.lineno for fs in kept if fs.filename == str(script)]
+            innermost = lines[-1] if lines else None
+        for fs in kept:
+            fs.filename = _shown(folder, fs.filename)
+        part.stack = traceback.StackSummary.from_list(kept)
+    return "".join(te.format()), innermost
+
+
+def _chain(te: traceback.TracebackException) -> Iterator[traceback.TracebackException]:
+    seen = set()
+    while te is not None and id(te) not in seen:
+        seen.add(id(te))
+        yield te
+        te = te.__cause__ or (None if te.__suppress_context__ else te.__context__)

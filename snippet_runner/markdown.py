@@ -1,0 +1,97 @@
+"""Expand ``{{ run <page>/<file>.py }}`` lines into the snippet's code and its real output.
+
+The expansion is plain Markdown (two fenced blocks, and a warning admonition when the output is not
+approved), so everything downstream sees the real output as ordinary page text: search, the print
+page behind the PDF, and the table of contents. markdown-exec and pymdownx.snippets were the
+candidates: the first runs code inside the MkDocs process with no cache, no expected exceptions and
+no warnings captured; the second only includes text. Neither can run through our engine.
+
+Lines inside fenced code blocks are left alone, so a page can show the directive itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from snippet_runner.engine import Engine, Outcome
+from snippet_runner.errors import SnippetError
+
+DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\{\{\s*run\s+(?P<rel>[\w.-]+(?:/[\w.-]+)*\.py)\s*\}\}\s*$")
+LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{")
+FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
+SYNTAX = "{{ run <page>/<file>.py }}"
+
+
+@dataclass(frozen=True)
+class Include:
+    line: int  # 1-based, in the page
+    indent: str
+    rel: str
+
+
+def find_includes(markdown: str, page: str) -> list[Include]:
+    """Every include on the page, in order; a malformed one raises ``SnippetError`` naming page:line."""
+    includes: list[Include] = []
+    fence: str | None = None
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        opened = FENCE.match(line)
+        if fence is not None:
+            if opened and opened["fence"][0] == fence[0] and len(opened["fence"]) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened["fence"]
+            continue
+        if match := DIRECTIVE.match(line):
+            includes.append(Include(number, match["indent"], match["rel"]))
+        elif LOOKS_LIKE_DIRECTIVE.match(line):
+            raise SnippetError(f"{page}:{number}", f"malformed include {line.strip()!r}; expected {SYNTAX}")
+    return includes
+
+
+def expand(markdown: str, page: str, engine: Engine) -> str:
+    """Replace each include with code and output; errors name the page line and the snippet."""
+    lines = markdown.splitlines()
+    for include in reversed(find_includes(markdown, page)):
+        try:
+            outcome = engine.run(include.rel)
+        except SnippetError as error:
+            raise error.on_page(f"{page}:{include.line}") from None
+        block = [include.indent + text if text else "" for text in render(outcome)]
+        lines[include.line - 1 : include.line] = block
+    return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
+
+
+def render(outcome: Outcome) -> list[str]:
+    snippet = outcome.snippet
+    out = _fenced(snippet.source, f'python title="snippets/{snippet.rel}" linenums="1"')
+    verdict = outcome.verdict
+    if verdict is None:
+        return out  # execution switched off: code only
+    if not verdict.approved:
+        out += [""] + _unapproved_warning(snippet.rel, verdict)
+    if outcome.output:
+        title = "Output"
+        if outcome.error:
+            title = f"Output: raises {outcome.error['type']}, as intended"
+        out += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+    return out
+
+
+def _unapproved_warning(rel: str, verdict) -> list[str]:
+    approved = f"snippets/{rel[:-3]}.out"
+    if verdict.missing:
+        why = f"This snippet has no approved output yet (`{approved}` is missing)."
+    else:
+        why = f"This output differs from the approved `{approved}`."
+    lines = ['!!! warning "Output not yet approved"', "", f"    {why} Review it, then run `make accept`."]
+    if verdict.diff:
+        lines += [""] + ["    " + text if text else "" for text in _fenced(verdict.diff, "diff")]
+    return lines
+
+
+def _fenced(text: str, info: str) -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *text.rstrip("\n").splitlines(), fence]

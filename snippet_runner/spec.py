@@ -1,0 +1,141 @@
+"""Read a snippet file: its code, its ``# snippet:`` settings, its cells and the local modules it imports.
+
+Settings live in comments so the file stays a plain script that ``python file.py`` runs unchanged:
+
+    # snippet: raises RuntimeError: backward through the graph a second time
+    # snippet: timeout 60
+
+Everything here is static (``ast``), so a syntax error is reported before any worker starts.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snippet_runner.errors import SnippetError
+
+DEFAULT_TIMEOUT = 30.0
+SETTING = re.compile(r"^#\s*snippet:\s*(?P<body>.*?)\s*$")
+RAISES = re.compile(r"^raises\s+(?P<type>[A-Za-z_][\w.]*)(?::\s*(?P<fragment>.+))?$")
+TIMEOUT = re.compile(r"^timeout\s+(?P<seconds>\d+(?:\.\d+)?)$")
+CELL = re.compile(r"^# %%")
+
+
+@dataclass(frozen=True)
+class ExpectedError:
+    """An exception the snippet must raise: its class name and a fragment of its message."""
+
+    type_name: str
+    fragment: str
+    line: int
+
+    def describe(self) -> str:
+        return f"{self.type_name}: {self.fragment}" if self.fragment else self.type_name
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A run of lines executed in one step; a plain script is one cell starting at line 1."""
+
+    first_line: int
+    source: str
+
+
+@dataclass(frozen=True)
+class Snippet:
+    path: Path  # absolute
+    rel: str  # relative to the snippets folder, with forward slashes
+    source: str
+    timeout: float = DEFAULT_TIMEOUT
+    raises: ExpectedError | None = None
+    cells: tuple[Cell, ...] = ()
+    local_modules: tuple[Path, ...] = field(default=())
+
+    @property
+    def expected_output_path(self) -> Path:
+        return self.path.with_suffix(".out")
+
+    def loc(self, line: int = 1) -> str:
+        return f"snippets/{self.rel}:{line}"
+
+
+def load(snippets_dir: Path, rel: str) -> Snippet:
+    """Parse ``snippets_dir/rel``; raise ``SnippetError`` naming ``file:line`` on any bad input."""
+    path = (snippets_dir / rel).resolve()
+    location = f"snippets/{rel}:1"
+    if not path.is_file():
+        raise SnippetError(location, "snippet file does not exist")
+    if path.suffix != ".py":
+        raise SnippetError(location, "a snippet must be a .py file")
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise SnippetError(f"snippets/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
+    timeout, raises = _settings(source, rel)
+    return Snippet(
+        path=path,
+        rel=rel,
+        source=source,
+        timeout=timeout,
+        raises=raises,
+        cells=split_cells(source),
+        local_modules=tuple(_local_modules(tree, path.parent)),
+    )
+
+
+def _settings(source: str, rel: str) -> tuple[float, ExpectedError | None]:
+    timeout, raises = DEFAULT_TIMEOUT, None
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = SETTING.match(line.strip())
+        if not match:
+            continue
+        body = match["body"]
+        if m := RAISES.match(body):
+            raises = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
+        elif m := TIMEOUT.match(body):
+            timeout = float(m["seconds"])
+        else:
+            raise SnippetError(
+                f"snippets/{rel}:{number}",
+                f"unknown setting '# snippet: {body}' (expected 'raises Type: message' or 'timeout SECONDS')",
+            )
+    return timeout, raises
+
+
+def split_cells(source: str) -> tuple[Cell, ...]:
+    """Split at jupytext ``# %%`` markers; code before the first marker is a cell of its own."""
+    lines = source.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if CELL.match(line)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    bounds = list(zip(starts, starts[1:] + [len(lines)]))
+    return tuple(Cell(first_line=a + 1, source="".join(lines[a:b])) for a, b in bounds)
+
+
+def _local_modules(tree: ast.AST, folder: Path, seen: set[Path] | None = None) -> list[Path]:
+    """Files next to the snippet that it imports, followed transitively, for the cache key."""
+    seen = set() if seen is None else seen
+    found: list[Path] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            for candidate in (folder / f"{top}.py", folder / top / "__init__.py"):
+                if candidate.is_file() and candidate not in seen:
+                    seen.add(candidate)
+                    found.append(candidate)
+                    try:
+                        sub = ast.parse(candidate.read_text(encoding="utf-8"))
+                    except SyntaxError:
+                        continue  # the run itself reports it, with the right line
+                    found.extend(_local_modules(sub, folder, seen))
+    return found
