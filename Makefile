@@ -7,6 +7,9 @@ PY     := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
+VENDOR := docs/assets/vendor
+ASSETS := $(VENDOR)/.copied
+
 .PHONY: serve site test accept bench clean
 
 $(READY): requirements.txt pyproject.toml
@@ -16,20 +19,33 @@ $(READY): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --editable .
 	touch $@
 
-serve: $(READY)  ## build and serve at http://127.0.0.1:8000, rebuilding on every edit
+# Math, diagrams and the offline search shim come from the npm registry (package-lock.json),
+# are copied into the site's own assets, and are never committed or loaded from a CDN.
+$(ASSETS): package-lock.json
+	npm ci --no-audit --no-fund --silent
+	rm -rf $(VENDOR)
+	mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid $(VENDOR)/iframe-worker
+	cp node_modules/katex/dist/katex.min.css node_modules/katex/dist/katex.min.js $(VENDOR)/katex/
+	cp -r node_modules/katex/dist/fonts $(VENDOR)/katex/
+	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
+	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
+	cp node_modules/iframe-worker/shim/index.js $(VENDOR)/iframe-worker/shim.js
+	touch $@
+
+serve: $(READY) $(ASSETS)  ## build and serve at http://127.0.0.1:8000, rebuilding on every edit
 	SNIPPETS_APPROVAL=warn $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-site: $(READY)  ## build site/ (only replaces the old site if the whole build succeeds)
+site: $(READY) $(ASSETS)  ## build site/ (only replaces the old site if the whole build succeeds)
 	$(PY) -m snippet_runner site
 
-test: $(READY)  ## the whole test suite
+test: $(READY) $(ASSETS)  ## the whole test suite
 	$(PY) -m pytest
 
 accept: $(READY)  ## re-run every snippet and approve its output; review with `git diff snippets/`
 	$(PY) -m snippet_runner accept
 
-bench: $(READY)  ## time cold, warm and one-edit builds against a plain build
+bench: $(READY) $(ASSETS)  ## time cold, warm and one-edit builds against a plain build
 	$(PY) -m snippet_runner.bench
 
 clean:  ## remove builds and caches (keeps .venv)
-	rm -rf site site.staging-* site.retired-* .cache .pytest_cache
+	rm -rf site site.staging-* site.retired-* .cache .pytest_cache $(VENDOR) node_modules

@@ -15,6 +15,8 @@ def accept(root: Path, only: list[str]) -> int:
     """Run every included snippet fresh and write its output as the approved one."""
     snippets_dir = root / "snippets"
     included = catalog.includes_by_snippet(root / "docs")
+    for rel, notebook in catalog.notebook_scripts(root).items():
+        included.setdefault(rel, []).append(notebook)
     rels = only or list(included)
     engine = Engine(snippets_dir, root / ".cache" / "snippets", approval_mode="accept")
     changed = failed = 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+import yaml
+
 from snippet_runner.markdown import find_includes
 
 
@@ -20,6 +22,28 @@ def includes_by_snippet(docs_dir: Path) -> dict[str, list[str]]:
         for include in find_includes(page.read_text(encoding="utf-8"), name):
             found[include.rel].append(f"{name}:{include.line}")
     return dict(found)
+
+
+def notebook_scripts(root: Path) -> dict[str, str]:
+    """``{"exercises/exercise_1_basic_gradient.py": "docs/exercises/exercise_1_basic_gradient.ipynb"}``,
+    from the ``notebooks`` setting of the snippet-runner plugin in ``mkdocs.yml``."""
+    config = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_TolerantLoader)
+    folders: dict[str, str] = {}
+    for plugin in config.get("plugins", []):
+        if isinstance(plugin, dict) and "snippet-runner" in plugin:
+            folders = (plugin["snippet-runner"] or {}).get("notebooks", {})
+    found = {}
+    for folder, docs_folder in folders.items():
+        for script in sorted((root / "snippets" / folder).glob("*.py")):
+            found[f"{folder}/{script.name}"] = f"docs/{docs_folder}/{script.stem}.ipynb"
+    return found
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """mkdocs.yml may hold ``!!python/name:`` tags; we only read plain settings, so ignore them."""
+
+
+_TolerantLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
 
 def snippet_files(snippets_dir: Path) -> list[str]:

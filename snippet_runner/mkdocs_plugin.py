@@ -19,10 +19,12 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File
 
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.markdown import DIRECTIVE, expand
+from snippet_runner.notebooks import adjust_rendered_page, to_notebook
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
 
@@ -33,12 +35,16 @@ class SnippetRunnerConfig(Config):
     approval = c.Choice(("strict", "warn", "accept"), default="strict")
     execute = c.Type(bool, default=True)
     preload = c.ListOfItems(c.Type(str), default=["torch"])
+    # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
+    notebooks = c.Type(dict, default={})
+    notebook_dir = c.Type(str, default=".cache/notebooks")
 
 
 class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def __init__(self) -> None:
         self.engine: Engine | None = None
         self.serving = False
+        self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -64,22 +70,52 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.records.clear()
+        self.root = root
         config.watch.append(str(root / self.config.snippets_dir))
         return config
 
     def on_files(self, files, *, config):
-        rels = []
+        self.notebooks = {}
+        notebook_dir = self.root / self.config.notebook_dir
+        for folder, docs_folder in self.config.notebooks.items():
+            for script in sorted((self.engine.snippets_dir / folder).glob("*.py")):
+                src_uri = f"{docs_folder.strip('/')}/{script.stem}.ipynb"
+                self.notebooks[src_uri] = f"{folder.strip('/')}/{script.name}"
+                files.append(File(src_uri, str(notebook_dir), config.site_dir, config.use_directory_urls))
+        rels = list(self.notebooks.values())
         for file in files.documentation_pages():
-            text = Path(file.abs_src_path).read_text(encoding="utf-8")
-            rels += [m["rel"] for m in map(DIRECTIVE.match, text.splitlines()) if m]
-        self.engine.prefetch(rels)
+            if file.src_uri.endswith(".md"):
+                text = Path(file.abs_src_path).read_text(encoding="utf-8")
+                rels += [m["rel"] for m in map(DIRECTIVE.match, text.splitlines()) if m]
+        self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         return files
 
+    def on_pre_page(self, page, *, config, files):
+        """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it."""
+        rel = self.notebooks.get(page.file.src_uri)
+        if rel is not None:
+            try:
+                text = to_notebook(self.engine.run(rel))
+            except SnippetError as error:
+                raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
+            path = Path(page.file.abs_src_path)
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        return page
+
     def on_page_markdown(self, markdown, *, page, config, files):
+        if page.file.src_uri in self.notebooks:
+            return markdown
         try:
             return expand(markdown, f"docs/{page.file.src_uri}", self.engine)
         except SnippetError as error:
             raise PluginError(str(error)) from None
+
+    def on_page_content(self, html, *, page, config, files):
+        if page.file.src_uri in self.notebooks:
+            return adjust_rendered_page(html, Path(page.file.src_uri).name)
+        return html
 
     def on_post_build(self, *, config):
         log.info(self.engine.summary())

@@ -1,0 +1,94 @@
+"""Exercise notebooks: a jupytext script run by the engine becomes an ``.ipynb`` with real outputs.
+
+The exercises live in ``snippets/exercises/`` as jupytext "percent" scripts, so ``python file.py``
+runs them like any snippet and the engine runs them cell by cell, through the same worker, cache
+and approval as every other example. This module turns such a run into a notebook (jupytext for
+the cells, nbformat for the outputs) that mkdocs-jupyter renders without executing anything, and
+then adjusts the rendered page: mkdocs-jupyter's template loads MathJax and Mermaid from CDNs, so
+those scripts are removed (KaTeX from the site's own assets renders the math), solution cells are
+folded into a ``<details>`` block, and a download link to the ``.ipynb`` is added.
+"""
+
+from __future__ import annotations
+
+import re
+
+import jupytext
+import nbformat
+
+from snippet_runner.engine import Outcome
+from snippet_runner.errors import SnippetError
+
+_CDN_SCRIPT = re.compile(
+    r"<script\b[^>]*>(?:(?!</script>).)*?(?:mathjax|MathJax|cdnjs|unpkg|jsdelivr)(?:(?!</script>).)*?</script>"
+    r"|<script\b[^>]*\bsrc=\"https?://[^\"]*\"[^>]*>\s*</script>",
+    re.S,
+)
+_DIV = re.compile(r"<div\b[^>]*>|</div>")
+SOLUTION_TAG = "solution"
+
+
+def to_notebook(outcome: Outcome) -> str:
+    """The notebook JSON for a run of a percent script, each code cell carrying its own output."""
+    snippet = outcome.snippet
+    notebook = jupytext.reads(snippet.source, fmt="py:percent")
+    if len(notebook.cells) != len(snippet.cells):
+        raise SnippetError(
+            snippet.loc(),
+            f"jupytext sees {len(notebook.cells)} cells but the engine ran {len(snippet.cells)};"
+            " start the file with a '# %%' marker and do not put code before it",
+        )
+    count = 0
+    for cell, output in zip(notebook.cells, outcome.outputs + [""] * len(notebook.cells)):
+        if cell.cell_type != "code":
+            continue
+        count += 1
+        cell.execution_count = count
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
+    notebook.metadata.pop("jupytext", None)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata["language_info"] = {"name": "python"}
+    return nbformat.writes(notebook) + "\n"
+
+
+def adjust_rendered_page(html: str, notebook_name: str) -> str:
+    html = _CDN_SCRIPT.sub("", html)
+    html = _fold_cells(html, f"celltag_{SOLUTION_TAG}", "Show the solution")
+    link = (
+        f'<p class="notebook-download"><a class="md-button" href="{notebook_name}" download>'
+        f"Download this notebook ({notebook_name})</a></p>\n"
+    )
+    return link + html
+
+
+def _fold_cells(html: str, css_class: str, summary: str) -> str:
+    """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block.
+
+    nbconvert marks a tagged cell with a ``celltag_<tag>`` class on the cell's outer ``<div>``; we
+    find its matching ``</div>`` by counting nesting. (No HTML parser is installed in the build's
+    environment, and this is the one structural edit we make.)
+    """
+    spans = []
+    depth, start = 0, None
+    for match in _DIV.finditer(html):
+        if match.group(0) == "</div>":
+            depth -= 1
+            if start is not None and depth == start[1]:
+                spans.append((start[0], match.end()))
+                start = None
+        else:
+            if start is None and re.search(rf'class="[^"]*\b{css_class}\b', match.group(0)):
+                start = (match.start(), depth)
+            depth += 1
+    merged: list[list[int]] = []
+    for begin, end in spans:
+        if merged and not html[merged[-1][1] : begin].strip():
+            merged[-1][1] = end
+        else:
+            merged.append([begin, end])
+    for begin, end in reversed(merged):
+        html = (
+            f'{html[:begin]}<details class="solution"><summary>{summary}</summary>\n'
+            f"{html[begin:end]}\n</details>{html[end:]}"
+        )
+    return html

@@ -1,0 +1,62 @@
+"""The cache: nothing changed runs nothing; one edit re-runs one snippet; the key covers its inputs."""
+
+import pytest
+
+from snippet_runner import Engine, cache
+
+
+@pytest.fixture
+def project(write_snippet, tmp_path):
+    write_snippet("page/a.py", "import helper\nprint(helper.VALUE)\n")
+    write_snippet("page/helper.py", "VALUE = 'a'\n")
+    write_snippet("page/b.py", "print('b')\n")
+
+    def build():
+        engine = Engine(write_snippet.snippets, tmp_path / "cache", approval_mode="warn", preload=())
+        try:
+            for rel in ("page/a.py", "page/b.py"):
+                engine.run(rel)
+            return {r.rel: r.cached for r in engine.records}, engine.runner.workers_started
+        finally:
+            engine.close()
+
+    return build
+
+
+def test_unchanged_build_runs_nothing_and_starts_no_worker(project):
+    assert project() == ({"page/a.py": False, "page/b.py": False}, 1)
+    assert project() == ({"page/a.py": True, "page/b.py": True}, 0)
+
+
+def test_editing_one_snippet_reruns_only_it(project, write_snippet):
+    project()
+    write_snippet("page/b.py", "print('b, edited')\n")
+    assert project()[0] == {"page/a.py": True, "page/b.py": False}
+
+
+def test_editing_a_local_module_reruns_its_importer(project, write_snippet):
+    project()
+    write_snippet("page/helper.py", "VALUE = 'changed'\n")
+    assert project()[0] == {"page/a.py": False, "page/b.py": True}
+
+
+def test_key_covers_python_torch_and_engine_versions(write_snippet, monkeypatch):
+    from snippet_runner import spec
+
+    write_snippet("page/b.py", "print('b')\n")
+    snippet = spec.load(write_snippet.snippets, "page/b.py")
+    original = cache.key_for(snippet, ("torch",))
+
+    def key_with(**patches):
+        cache.environment_fingerprint.cache_clear()
+        with monkeypatch.context() as m:
+            for target, value in patches.items():
+                m.setattr(target, value)
+            key = cache.key_for(snippet, ("torch",))
+        cache.environment_fingerprint.cache_clear()
+        return key
+
+    assert key_with(**{"snippet_runner.cache.platform.python_version": lambda: "3.99.0"}) != original
+    assert key_with(**{"snippet_runner.cache.metadata.version": lambda name: "9.9.9"}) != original
+    assert key_with(**{"snippet_runner.cache._ENGINE_MODULES": ("worker.py",)}) != original
+    assert key_with() == original
