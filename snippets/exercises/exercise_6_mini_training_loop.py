@@ -1,0 +1,111 @@
+# %% [markdown]
+# # Exercise 6: Mini training loop
+#
+# **Level:** Advanced
+#
+# Train the linear model $\hat{y} = wx + b$ until it has learned $y = 2x$,
+# that is until $w \approx 2$ and $b \approx 0$.
+#
+# Write a loop that, on every iteration:
+#
+# 1. computes predictions from the training data,
+# 2. computes the mean squared error between predictions and targets,
+# 3. calls `backward()`,
+# 4. updates `w` and `b` with gradient descent,
+# 5. clears the gradients,
+# 6. prints the loss.
+#
+# At the end, print `w` and `b`.
+#
+# This exercise uses plain tensors `w` and `b` with `requires_grad=True` and updates them
+# inside `torch.no_grad()`, without an optimizer, so every step is visible.
+
+# %% tags=["scaffold"]
+import torch
+
+torch.manual_seed(0)  # w and b start from random values; the seed makes the run repeatable
+
+# Training data: five inputs and their targets from y = 2x
+x = torch.tensor([[-2.0], [-1.0], [0.0], [1.0], [2.0]])
+y = 2 * x
+
+w = torch.randn(1, requires_grad=True)
+b = torch.randn(1, requires_grad=True)
+learning_rate = 0.1
+
+print(f"Before training: w={w.item():.4f}, b={b.item():.4f}")
+
+for step in range(20):
+    # prediction = ...            w * x + b
+    # loss = ...                  mean of the squared errors
+    # loss.backward()
+    # with torch.no_grad():       update w and b: subtract learning_rate times their gradients
+    #     ...
+    # clear w.grad and b.grad
+    # print the step number and loss.item()
+    pass
+
+print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")  # unchanged until the loop does something
+
+# %% [markdown]
+# ## Solution
+#
+# The update is wrapped in `torch.no_grad()` so that it is not recorded in the graph, and
+# `zero_()` clears the gradients afterwards so that the next iteration does not add to them.
+
+# %% tags=["solution"]
+import torch
+
+torch.manual_seed(0)
+
+x = torch.tensor([[-2.0], [-1.0], [0.0], [1.0], [2.0]])
+y = 2 * x
+
+w = torch.randn(1, requires_grad=True)
+b = torch.randn(1, requires_grad=True)
+learning_rate = 0.1
+
+print(f"Start: w={w.item():.4f}, b={b.item():.4f}")
+
+for step in range(20):
+    prediction = w * x + b                  # forward pass
+    loss = ((prediction - y) ** 2).mean()   # mean squared error
+
+    loss.backward()                         # gradients land in w.grad and b.grad
+
+    with torch.no_grad():                   # parameter update, not tracked
+        w -= learning_rate * w.grad
+        b -= learning_rate * b.grad
+
+    w.grad.zero_()                          # clear before the next iteration
+    b.grad.zero_()
+
+    print(f"Iteration {step + 1:2d}: loss={loss.item():.6f}")
+
+print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
+
+# %% [markdown]
+# ## What the loop did
+#
+# With $N$ training points the loss and its gradients are
+#
+# $$
+# L = \frac{1}{N} \sum_{i=1}^{N} (w x_i + b - y_i)^2
+# \qquad
+# \frac{\partial L}{\partial w} = \frac{2}{N} \sum_{i=1}^{N} (w x_i + b - y_i)\, x_i
+# \qquad
+# \frac{\partial L}{\partial b} = \frac{2}{N} \sum_{i=1}^{N} (w x_i + b - y_i)
+# $$
+#
+# and each iteration moves the parameters a small step against them:
+# $w \leftarrow w - \eta \frac{\partial L}{\partial w}$, $b \leftarrow b - \eta \frac{\partial L}{\partial b}$
+# with learning rate $\eta = 0.1$. The loss shrinks on every iteration and, after 20 of them,
+# $w$ is essentially 2 and $b$ essentially 0.
+#
+# **Why these inputs?** They are centred on zero ($\sum_i x_i = 0$), so a change in $b$ does not
+# disturb the gradient of $w$ and the other way round. Gradient descent then settles both within
+# 20 iterations, few enough to print every one. Try
+# `x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])` instead: with inputs that are all positive,
+# $w$ and $b$ are coupled, $b$ creeps towards 0 much more slowly, and it takes a few hundred
+# iterations (for example 300 at a learning rate of 0.05) to reach the same accuracy.
+# If you try it, print only every 10th or 20th iteration.
