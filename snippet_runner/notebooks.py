@@ -21,7 +21,8 @@ from snippet_runner.errors import SnippetError
 
 _CDN_SCRIPT = re.compile(
     r"<script\b[^>]*>(?:(?!</script>).)*?(?:mathjax|MathJax|cdnjs|unpkg|jsdelivr)(?:(?!</script>).)*?</script>"
-    r"|<script\b[^>]*\bsrc=\"https?://[^\"]*\"[^>]*>\s*</script>",
+    r"|<script\b[^>]*\bsrc=\"https?://[^\"]*\"[^>]*>\s*</script>"
+    r"|<!--\s*(?:Load mathjax|MathJax configuration|End of mathjax configuration)\s*-->",
     re.S,
 )
 _DIV = re.compile(r"<div\b[^>]*>|</div>")

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SNIPPETS = ROOT / "snippets"
-DOCS = ROOT / "docs"
+from chapter import ROOT, SNIPPETS, chapter_snippets
 
 
 @pytest.fixture
@@ -25,3 +22,43 @@ def write_snippet(tmp_path):
 
     write.snippets = snippets
     return write
+
+
+@pytest.fixture(scope="session")
+def fresh_runs():
+    """One fresh run (no cache) of every chapter snippet, in one worker, checked strictly.
+
+    Returns ``{rel: Outcome or SnippetError}`` so each test reports its own snippet.
+    """
+    from snippet_runner import Engine, SnippetError
+
+    engine = Engine(SNIPPETS, cache_dir=None, approval_mode="strict")
+    results = {}
+    try:
+        rels = chapter_snippets()
+        engine.prefetch(rels)
+        for rel in rels:
+            try:
+                results[rel] = engine.run(rel)
+            except SnippetError as error:
+                results[rel] = error
+    finally:
+        engine.close()
+    return results
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The real site, built once per test session with `python -m snippet_runner site` (strict)."""
+    import subprocess
+    import sys
+
+    site = tmp_path_factory.mktemp("built") / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "snippet_runner", "site", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return site

@@ -1,0 +1,27 @@
+"""The include line: found where it should be, refused when malformed, ignored inside code fences."""
+
+import pytest
+
+from snippet_runner.errors import SnippetError
+from snippet_runner.markdown import find_includes
+
+
+def test_finds_includes_with_their_lines_and_indentation():
+    page = "# T\n\n{{ run a/one.py }}\n\n!!! tip\n    {{run a/two.py}}\n"
+    found = find_includes(page, "docs/a.md")
+    assert [(i.line, i.indent, i.rel) for i in found] == [(3, "", "a/one.py"), (6, "    ", "a/two.py")]
+
+
+def test_directive_inside_a_code_fence_is_text():
+    page = "````markdown\n{{ run a/one.py }}\n```\n````\n"
+    assert find_includes(page, "docs/a.md") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["{{ run a/one.py", "{{ runn a/one.py }}", "{{ run a/one.txt }}", "{{ run }}", "{{ run a/one.py extra }}"],
+)
+def test_malformed_include_names_the_page_line(line):
+    with pytest.raises(SnippetError) as caught:
+        find_includes(f"# T\n\n{line}\n", "docs/a.md")
+    assert str(caught.value).startswith(f"docs/a.md:3: malformed include {line!r}")

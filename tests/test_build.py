@@ -1,0 +1,145 @@
+"""The build as an author meets it: `python -m snippet_runner site` on a small throwaway project.
+
+Each bad input must stop the build with one message naming the page line and the snippet's
+file:line, and leave the previous site/ untouched.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CONFIG = """
+site_name: fixture
+theme: mkdocs
+strict: true
+plugins:
+  - snippet-runner:
+      preload: []
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text(CONFIG)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "snippets" / "page").mkdir(parents=True)
+
+    def write(rel, text):
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        return path
+
+    def build(**env):
+        result = subprocess.run(
+            [sys.executable, "-m", "snippet_runner", "site"],
+            cwd=tmp_path,
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+        )
+        return result.returncode, result.stdout + result.stderr
+
+    write("docs/index.md", "# Page\n\nIntro.\n\n{{ run page/hello.py }}\n")
+    write("snippets/page/hello.py", "print('hello')\n")
+    write("snippets/page/hello.out", "hello\n")
+    project = type("Project", (), {})()
+    project.root, project.write, project.build = tmp_path, write, build
+    return project
+
+
+def test_good_build_shows_code_and_output(project):
+    code, log = project.build()
+    assert code == 0, log
+    html = (project.root / "site" / "index.html").read_text()
+    assert "snippets/page/hello.py" in html and "snippet-output" in html
+    assert "snippets: 1 run, 0 from cache" in log
+
+
+def test_second_build_runs_nothing_and_an_edit_reruns_one(project):
+    project.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/other.py }}\n")
+    project.write("snippets/page/other.py", "print('other')\n")
+    project.write("snippets/page/other.out", "other\n")
+    assert project.build()[0] == 0
+    code, log = project.build()
+    assert code == 0 and "snippets: 0 run, 2 from cache" in log
+    project.write("snippets/page/other.py", "print('other')  # a comment changes the bytes\n")
+    code, log = project.build()
+    assert code == 0 and "snippets: 1 run, 1 from cache" in log
+
+
+BAD_INPUTS = {
+    "missing snippet": (
+        "{{ run page/nope.py }}",
+        None,
+        "docs/index.md:3: snippets/page/nope.py:1: snippet file does not exist",
+    ),
+    "syntax error": (
+        "{{ run page/bad.py }}",
+        "x = 1\nif x\n    print(x)\n",
+        "docs/index.md:3: snippets/page/bad.py:2: syntax error",
+    ),
+    "unexpected exception": (
+        "{{ run page/bad.py }}",
+        "print('start')\nraise ValueError('nope')\n",
+        "docs/index.md:3: snippets/page/bad.py:2: raised an unexpected ValueError: nope",
+    ),
+    "timeout": (
+        "{{ run page/bad.py }}",
+        "# snippet: timeout 1\nwhile True:\n    pass\n",
+        "docs/index.md:3: snippets/page/bad.py:2: timed out after 1 s",
+    ),
+    "malformed include": (
+        "{{ run page/bad.py",
+        None,
+        "docs/index.md:3: malformed include '{{ run page/bad.py'",
+    ),
+    "declared error missing": (
+        "{{ run page/bad.py }}",
+        "# snippet: raises RuntimeError: boom\nprint('no boom')\n",
+        "docs/index.md:3: snippets/page/bad.py:1: was declared to raise RuntimeError: boom",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(project, case):
+    assert project.build()[0] == 0
+    before = (project.root / "site" / "index.html").read_text()
+    include, code, expected = BAD_INPUTS[case]
+    if code is not None:
+        project.write("snippets/page/bad.py", code)
+    project.write("docs/index.md", f"# Page\n\n{include}\n")
+    status, log = project.build()
+    assert status != 0
+    assert expected in log
+    assert "site/ was left as it was" in log
+    assert (project.root / "site" / "index.html").read_text() == before
+    assert not list(project.root.glob("site.staging-*"))
+
+
+def test_changed_output_fails_the_build_with_a_diff(project):
+    project.write("snippets/page/hello.py", "print('hello, changed')\n")
+    status, log = project.build()
+    assert status != 0
+    assert "docs/index.md:5: snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out" in log
+    assert "-hello\n+hello, changed" in log
+
+
+def test_serve_mode_shows_unapproved_output_with_a_warning(project):
+    project.write("snippets/page/hello.py", "print('hello, changed')\n")
+    status, log = project.build(SNIPPETS_APPROVAL="warn")
+    assert status == 0, log
+    html = (project.root / "site" / "index.html").read_text()
+    assert "Output not yet approved" in html
+    assert "hello, changed" in html
+
+
+def test_execution_off_shows_code_only(project):
+    status, log = project.build(SNIPPETS_EXECUTE="0")
+    assert status == 0, log
+    html = (project.root / "site" / "index.html").read_text()
+    assert "snippets/page/hello.py" in html and "snippet-output" not in html

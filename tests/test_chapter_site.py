@@ -1,0 +1,115 @@
+"""The real site, built strictly: every page reachable, and the chapter's outputs shown as real output."""
+
+import html
+import re
+
+import pytest
+import yaml
+
+from chapter import DOCS, ROOT
+
+OUTPUT_BLOCK = re.compile(r'<div class="snippet-output[^"]*">(.*?)</div>', re.S)
+
+
+def nav_pages() -> list[str]:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+
+    def walk(items):
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            if isinstance(value, list):
+                yield from walk(value)
+            else:
+                yield value
+
+    return list(walk(config["nav"]))
+
+
+def html_path(site, page: str):
+    stem = page.rsplit(".", 1)[0]
+    if stem == "index" or stem.endswith("/index"):
+        return site / (stem + ".html")
+    return site / stem / "index.html"
+
+
+def outputs_on(site, page: str) -> str:
+    """The text of every real-output block on a built page, joined."""
+    text = html_path(site, page).read_text()
+    blocks = [re.sub(r"<[^>]+>", "", block) for block in OUTPUT_BLOCK.findall(text)]
+    return html.unescape("\n".join(blocks))
+
+
+def test_every_page_is_in_the_navigation_and_built(built_site):
+    pages = nav_pages()
+    on_disk = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+    assert sorted(p for p in pages if p.endswith(".md")) == on_disk
+    for page in pages:
+        assert html_path(built_site, page).is_file(), page
+
+
+# What the chapter states, and the page that must show it as real output.
+CHAPTER_OUTPUTS = [
+    ("first-gradient.md", "tensor(4.)"),
+    ("chain-rule.md", "tensor(60.)"),
+    ("backward.md", "tensor(4.)"),
+    ("backward.md", "tensor(27.)"),
+    ("grad-attribute.md", "tensor(8.)"),
+    ("grad-attribute.md", "None"),
+    ("grad-attribute.md", "Before backward: None"),
+    ("grad-attribute.md", "After backward: tensor(6.)"),
+    ("computational-graph.md", "tensor(60.)"),
+    ("multiple-variables.md", "dz/dx = tensor(3.)"),
+    ("multiple-variables.md", "dz/dy = tensor(2.)"),
+    ("multiple-variables.md", "x gradient: tensor(42.)"),
+    ("multiple-variables.md", "w gradient: tensor(28.)"),
+    ("multiple-variables.md", "b gradient: tensor(14.)"),
+    ("gradient-accumulation.md", "tensor(4.)"),
+    ("gradient-accumulation.md", "tensor(8.)"),
+    ("zeroing-gradients.md", "Before reset: tensor(4.)"),
+    ("zeroing-gradients.md", "After reset: tensor(0.)"),
+    ("training-loop.md", "Epoch 5, Loss:"),
+    ("retain-graph.md", "tensor(8.)"),
+    ("retain-graph.md", "RuntimeError: Trying to backward through the graph a second time"),
+    ("non-scalar-outputs.md", "RuntimeError: grad can be implicitly created only for scalar outputs"),
+    ("non-scalar-outputs.md", "tensor([2., 4., 6.])"),
+    ("leaf-tensors.md", "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor"),
+    ("leaf-tensors.md", "tensor(12.)"),
+    ("linear-regression.md", "tensor(-12.)"),
+    ("linear-regression.md", "tensor(-6.)"),
+    ("linear-regression.md", "Step 10: Loss="),
+    ("common-mistakes.md", "backward through the graph a second time"),
+    ("common-mistakes.md", "grad can be implicitly created only for scalar outputs"),
+    ("common-mistakes.md", "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor"),
+    ("interview-questions.md", "tensor(4.)"),
+]
+
+
+@pytest.mark.parametrize("page, expected", CHAPTER_OUTPUTS)
+def test_chapter_output_is_shown_as_real_output(built_site, page, expected):
+    assert expected in outputs_on(built_site, page)
+
+
+def test_tracebacks_are_trimmed_to_the_snippet(built_site):
+    shown = outputs_on(built_site, "common-mistakes.md")
+    assert "Traceback (most recent call last):" in shown
+    assert "site-packages" not in shown and "snippet_runner" not in shown
+
+
+NOTEBOOKS = [p for p in nav_pages() if p.endswith(".ipynb")]
+
+
+@pytest.mark.parametrize("page", NOTEBOOKS)
+def test_exercise_notebook_page(built_site, page):
+    text = html_path(built_site, page).read_text()
+    name = page.rsplit("/", 1)[1]
+    assert f'href="{name}" download' in text
+    assert (html_path(built_site, page).parent / name).is_file()
+    assert text.count('<details class="solution">') >= 1
+    assert not re.search(r'<script[^>]+src="https?://', text)
+    assert "mathjax" not in text.lower()
+
+
+def test_no_page_loads_a_script_or_stylesheet_from_another_host(built_site):
+    for page in built_site.rglob("*.html"):
+        text = page.read_text()
+        assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', text), page

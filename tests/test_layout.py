@@ -1,0 +1,47 @@
+"""Conventions that keep the repository navigable and the outputs honest."""
+
+import re
+
+from chapter import DOCS, ROOT, SNIPPETS
+from snippet_runner import catalog
+
+
+def test_snippet_folders_mirror_the_pages_that_include_them():
+    for rel, pages in catalog.includes_by_snippet(DOCS).items():
+        folder = rel.split("/")[0]
+        for page in pages:
+            page_name = page.split(":")[0].removeprefix("docs/").removesuffix(".md").replace("-", "_")
+            assert folder == page_name, f"{page} includes snippets/{rel}: move it to snippets/{page_name}/"
+
+
+def test_every_snippet_is_shown_somewhere_and_has_an_approved_output():
+    shown = set(catalog.includes_by_snippet(DOCS)) | set(catalog.notebook_scripts(ROOT))
+    files = set(catalog.snippet_files(SNIPPETS))
+    assert files == shown, f"not shown on any page: {sorted(files - shown)}"
+    for rel in files:
+        assert (SNIPPETS / rel).with_suffix(".out").is_file(), f"{rel} has no approved output"
+    outs = {p.relative_to(SNIPPETS).with_suffix(".py").as_posix() for p in SNIPPETS.rglob("*.out")}
+    assert outs == files, f"approved outputs without a snippet: {sorted(outs - files)}"
+
+
+OUTPUT_LIKE = re.compile(
+    r"^\s*(tensor\(|Before reset:|After reset:|dz/d[xy] =|Epoch \d+,|Step \d+:|Traceback \(most recent|RuntimeError:)"
+)
+
+
+def test_no_output_is_typed_into_a_page():
+    for page in DOCS.rglob("*.md"):
+        for number, line in enumerate(page.read_text().splitlines(), start=1):
+            assert not OUTPUT_LIKE.match(line), f"{page.relative_to(ROOT)}:{number} looks like a typed output: {line!r}"
+
+
+def test_every_python_dependency_is_pinned_and_torch_is_the_cpu_release():
+    lines = [
+        line.strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines and all(re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[\w.]+", line) for line in lines), lines
+    assert "torch==2.13.0" in lines
+    for named in ("mkdocs-material", "mkdocs-jupyter", "pytest-markdown-docs", "mkdocs"):
+        assert any(line.lower().startswith(f"{named}==") for line in lines), named
