@@ -101,6 +101,12 @@ class Runner:
         """Start the worker now, so torch is imported before the first request needs it."""
         self._ensure_process()
 
+    def wait_ready(self) -> None:
+        """Block until the worker has imported its preloads (the benchmark uses this)."""
+        self._ensure_process()
+        while self.import_seconds is None:
+            self._pump()
+
     def submit(self, snippet: Snippet) -> int:
         self._next_id += 1
         request = {

@@ -1,0 +1,192 @@
+"""``make bench``: what executing the examples costs, as ratios measured side by side in one run.
+
+Absolute times on a shared 2-core machine are noisy, so every figure is compared with a baseline
+taken in the same run: a plain build with execution switched off (a) and one ``import torch`` (b).
+
+* (c) cold build, empty caches        target c <= 1.5 x (a + b)
+* (d) warm build, nothing changed     target d <= 1.2 x a
+* (e) rebuild after editing a snippet target e <= 1.2 x a + that snippet's own run time
+  measured the way an author meets it: inside ``mkdocs serve``, whose worker stays warm. A fresh
+  ``make site`` after the edit (e') is also shown; it pays for a new torch import.
+
+``--scale`` generates 300 synthetic snippets over 30 pages and reports the engine's overhead per
+snippet beyond the snippet's own compute (target <= 10 ms).
+
+Everything runs on a copy of the project in a temporary folder, so the repository's caches and
+files are never touched. Each timing is the median of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def _timed(command: list[str], cwd: Path, **env: str) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env={**ENV, **env}, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def _median(runs: int, measure) -> float:
+    return statistics.median(measure() for _ in range(runs))
+
+
+def _copy_project(root: Path, into: Path) -> Path:
+    project = into / "project"
+    project.mkdir()
+    for name in ("docs", "snippets"):
+        shutil.copytree(root / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(root / "mkdocs.yml", project / "mkdocs.yml")
+    return project
+
+
+def _build(project: Path, **env: str) -> float:
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site")]
+    return _timed(command, project, **env)
+
+
+def _serve_style_rebuild(project: Path, snippet: Path) -> tuple[float, float]:
+    """Build twice in one process, as `mkdocs serve` does, editing ``snippet`` in between.
+
+    Returns (rebuild seconds, the edited snippet's own run time)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    previous_cwd = os.getcwd()
+    os.chdir(project)
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / "site"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    plugin = config.plugins["snippet-runner"]
+    try:
+        build(config)
+        plugin.engine.runner.wait_ready()  # an author edits seconds later; by then torch is in
+        snippet.write_text(snippet.read_text() + "# edited by make bench\n")
+        config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / "site"))
+        started = time.perf_counter()
+        build(config)
+        seconds = time.perf_counter() - started
+        ran = [r for r in plugin.engine.records if not r.cached]
+        assert [r.rel for r in ran] == [snippet.relative_to(project / "snippets").as_posix()], ran
+        return seconds, ran[0].seconds
+    finally:
+        config.plugins.on_shutdown()
+        os.chdir(previous_cwd)
+
+
+def chapter(root: Path, repeat: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        project = _copy_project(root, Path(tmp))
+        cache = project / ".cache"
+        _build(project, SNIPPETS_EXECUTE="0")  # warm the notebook converter's own cache
+        a = _median(repeat, lambda: _build(project, SNIPPETS_EXECUTE="0"))
+        b = _median(repeat, lambda: _timed([sys.executable, "-c", "import torch"], project))
+
+        def cold() -> float:
+            shutil.rmtree(cache, ignore_errors=True)
+            return _build(project)
+
+        c = _median(repeat, cold)
+        d = _median(repeat, lambda: _build(project))
+        edited = project / "snippets" / "chain_rule" / "autograd_check.py"
+
+        def edit_then_build() -> float:
+            edited.write_text(edited.read_text() + "# edited\n")
+            return _build(project, SNIPPETS_APPROVAL="warn")
+
+        e_fresh = _median(repeat, edit_then_build)
+        e, own = _serve_style_rebuild(project, edited)
+
+    print(f"(a) plain build, execution off         {a:6.2f} s")
+    print(f"(b) python -c 'import torch'           {b:6.2f} s")
+    print(f"(c) cold build, empty caches           {c:6.2f} s")
+    print(f"(d) warm build, nothing changed        {d:6.2f} s")
+    print(f"(e) one snippet edited, mkdocs serve   {e:6.2f} s  (the snippet itself ran {own * 1000:.0f} ms)")
+    print(f"(e') one snippet edited, fresh build   {e_fresh:6.2f} s  (includes a new torch import)")
+    print()
+    _verdict("c / (a + b)", c / (a + b), 1.5)
+    _verdict("d / a", d / a, 1.2)
+    _verdict("e / a", e / a, 1.2 + own / a, note=f"target 1.2 + own run time / a = {1.2 + own / a:.2f}")
+
+
+def _verdict(name: str, value: float, target: float, note: str = "") -> None:
+    status = "ok" if value <= target else "OVER TARGET"
+    print(f"{name:12s} = {value:5.2f}   target <= {target:.2f}   {status}  {note}".rstrip())
+
+
+SCALE_SNIPPET = """import torch
+
+x = torch.linspace(-1, 1, 64, requires_grad=True)
+loss = ((x * {k} - 1) ** 2).mean()
+loss.backward()
+print("snippet {k}:", round(loss.item(), 4), round(x.grad.abs().sum().item(), 4))
+"""
+
+
+def scale(pages: int = 30, per_page: int = 10) -> None:
+    """Engine overhead per snippet: wall time of expanding every page minus the snippets' own time."""
+    from snippet_runner import Engine
+    from snippet_runner.markdown import expand
+
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        root = Path(tmp)
+        docs = {}
+        for p in range(pages):
+            folder = root / "snippets" / f"page_{p:02d}"
+            folder.mkdir(parents=True)
+            lines = [f"# Page {p}", ""]
+            for s in range(per_page):
+                (folder / f"example_{s:02d}.py").write_text(SCALE_SNIPPET.format(k=p * per_page + s))
+                lines += [f"Example {s}.", "", f"{{{{ run page_{p:02d}/example_{s:02d}.py }}}}", ""]
+            docs[f"docs/page_{p:02d}.md"] = "\n".join(lines)
+
+        accept = Engine(root / "snippets", approval_mode="accept")
+        for page, text in docs.items():
+            expand(text, page, accept)
+        accept.close()
+
+        engine = Engine(root / "snippets", root / "cache", approval_mode="strict")
+        engine.runner.wait_ready()
+        started = time.perf_counter()
+        for page, text in docs.items():
+            expand(text, page, engine)
+        cold = time.perf_counter() - started
+        own = sum(r.seconds for r in engine.records)
+        engine.records.clear()
+        started = time.perf_counter()
+        for page, text in docs.items():
+            expand(text, page, engine)
+        warm = time.perf_counter() - started
+        engine.close()
+
+    count = pages * per_page
+    overhead = (cold - own) / count
+    print(f"scale: {count} snippets over {pages} pages, worker already warm")
+    print(f"  cold: {cold:.2f} s in all, {own:.2f} s of it the snippets' own compute")
+    print(f"  warm (all cached): {warm:.2f} s, {warm / count * 1000:.2f} ms per snippet")
+    _verdict("overhead/snippet (ms)", overhead * 1000, 10.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m snippet_runner.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is shown")
+    parser.add_argument("--scale", action="store_true", help="only the 300-snippet overhead measurement")
+    args = parser.parse_args()
+    root = Path.cwd()
+    if not args.scale:
+        chapter(root, args.repeat)
+        print()
+    scale()
+
+
+if __name__ == "__main__":
+    main()
