@@ -114,7 +114,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     def on_page_content(self, html, *, page, config, files):
         if page.file.src_uri in self.notebooks:
-            return adjust_rendered_page(html, Path(page.file.src_uri).name)
+            following = page.next_page
+            link = (following.file.url_relative_to(page.file), following.title) if following else None
+            return adjust_rendered_page(html, Path(page.file.src_uri).name, next_page=link)
         return html
 
     def on_post_build(self, *, config):

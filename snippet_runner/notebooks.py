@@ -12,6 +12,7 @@ folded into a ``<details>`` block, and a download link to the ``.ipynb`` is adde
 from __future__ import annotations
 
 import re
+from html import escape
 
 import jupytext
 import nbformat
@@ -52,13 +53,17 @@ def to_notebook(outcome: Outcome) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def adjust_rendered_page(html: str, notebook_name: str) -> str:
+def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, str] | None = None) -> str:
+    """``next_page`` is (relative url, title): notebook pages end with a "Next:" link like the others."""
     html = _CDN_SCRIPT.sub("", html)
     html = _fold_cells(html, f"celltag_{SOLUTION_TAG}", "Show the solution")
     link = (
         f'<p class="notebook-download"><a class="md-button" href="{notebook_name}" download>'
         f"Download this notebook ({notebook_name})</a></p>\n"
     )
+    if next_page is not None:
+        url, title = next_page
+        html += f'\n<p><strong>Next:</strong> <a href="{escape(url)}">{escape(title)}</a></p>\n'
     return link + html
 
 

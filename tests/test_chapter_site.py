@@ -113,3 +113,25 @@ def test_no_page_loads_a_script_or_stylesheet_from_another_host(built_site):
     for page in built_site.rglob("*.html"):
         text = page.read_text()
         assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', text), page
+
+
+NEXT_LINK = re.compile(r'<strong>Next:</strong>\s*<a href="([^"]+)"')
+
+
+def test_every_page_ends_with_a_link_to_the_next_page_in_the_navigation(built_site):
+    pages = nav_pages()
+    for page, following in zip(pages, pages[1:]):
+        built = html_path(built_site, page)
+        links = NEXT_LINK.findall(built.read_text())
+        assert links, f"{page} has no 'Next:' link"
+        target = (built.parent / links[-1]).resolve()
+        target = target / "index.html" if target.is_dir() else target
+        assert target == html_path(built_site, following).resolve(), f"{page}: Next goes to {links[-1]}"
+    assert "Part 3" in (DOCS / pages[-1]).read_text()
+
+
+def test_every_page_opens_by_saying_what_it_teaches():
+    for page in nav_pages():
+        if page.endswith(".md"):
+            lines = [line for line in (DOCS / page).read_text().splitlines() if line.strip()]
+            assert lines[0].startswith("# ") and not lines[1].startswith(("#", "{{", "```", "!!!")), page
