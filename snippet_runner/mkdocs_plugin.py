@@ -45,33 +45,27 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.engine: Engine | None = None
         self.serving = False
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
+        self.root = Path.cwd()
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
         self.serving = command == "serve"
 
     def on_config(self, config):
-        root = Path(config.config_file_path or ".").resolve().parent
-        approval = os.environ.get("SNIPPETS_APPROVAL", self.config.approval)
-        execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.config.execute else "0") != "0"
-        settings = (approval, execute)
-        if self.engine is not None and getattr(self, "_settings", None) != settings:
-            self.engine.close()
-            self.engine = None
-        if self.engine is None:
+        self.root = Path(config.config_file_path or ".").resolve().parent
+        if self.engine is None:  # once per `mkdocs build`, once per whole `mkdocs serve`
+            execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.config.execute else "0") != "0"
             self.engine = Engine(
-                root / self.config.snippets_dir,
-                root / self.config.cache_dir,
-                approval_mode=approval,
+                self.root / self.config.snippets_dir,
+                self.root / self.config.cache_dir,
+                approval_mode=os.environ.get("SNIPPETS_APPROVAL", self.config.approval),
                 execute=execute,
                 preload=tuple(self.config.preload),
             )
-            self._settings = settings
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.records.clear()
-        self.root = root
-        config.watch.append(str(root / self.config.snippets_dir))
+        config.watch.append(str(self.root / self.config.snippets_dir))
         return config
 
     def on_files(self, files, *, config):
