@@ -32,8 +32,8 @@ $(ASSETS): package-lock.json
 	cp node_modules/iframe-worker/shim/index.js $(VENDOR)/iframe-worker/shim.js
 	touch $@
 
-serve: $(READY) $(ASSETS)  ## build and serve at http://127.0.0.1:8000, rebuilding on every edit
-	SNIPPETS_APPROVAL=warn $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
 site: $(READY) $(ASSETS)  ## build site/ (only replaces the old site if the whole build succeeds)
 	$(PY) -m snippet_runner site

@@ -4,9 +4,10 @@ Only this module knows MkDocs. It scans the pages once (``on_files``) to send ev
 snippet to the worker early, so torch is imported while MkDocs renders; it expands includes per
 page; and it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve``.
 
-Environment overrides, used by the Makefile and the benchmark:
-``SNIPPETS_APPROVAL=warn`` (show unapproved outputs with a warning instead of failing) and
-``SNIPPETS_EXECUTE=0`` (show code only; the benchmark's baseline build).
+Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
+warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
+Environment overrides: ``SNIPPETS_APPROVAL=strict|warn|accept`` and ``SNIPPETS_EXECUTE=0`` (show
+code only; the benchmark's baseline build).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self.engine = Engine(
                 self.root / self.config.snippets_dir,
                 self.root / self.config.cache_dir,
-                approval_mode=os.environ.get("SNIPPETS_APPROVAL", self.config.approval),
+                approval_mode=os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.config.approval),
                 execute=execute,
                 preload=tuple(self.config.preload),
             )

@@ -143,3 +143,28 @@ def test_execution_off_shows_code_only(project):
     assert status == 0, log
     html = (project.root / "site" / "index.html").read_text()
     assert "snippets/page/hello.py" in html and "snippet-output" not in html
+
+
+def test_serve_watches_snippets_and_reuses_one_warm_worker_across_rebuilds(project, monkeypatch):
+    """What `mkdocs serve` does on an edit: reload the config, rebuild in the same process."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    monkeypatch.chdir(project.root)
+    config_file = str(project.root / "mkdocs.yml")
+    config = load_config(config_file, site_dir=str(project.root / "served"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    plugin = config.plugins["snippet-runner"]
+    try:
+        build(config)
+        assert str(project.root / "snippets") in config.watch
+        project.write("snippets/page/hello.py", "print('hello, edited')\n")
+        config = load_config(config_file, site_dir=str(project.root / "served"))
+        assert config.plugins["snippet-runner"] is plugin
+        build(config)
+        assert [(r.rel, r.cached) for r in plugin.engine.records] == [("page/hello.py", False)]
+        assert plugin.engine.runner.workers_started == 1
+        html = (project.root / "served" / "index.html").read_text()
+        assert "hello, edited" in html and "Output not yet approved" in html
+    finally:
+        config.plugins.on_shutdown()
