@@ -38,6 +38,8 @@ class SnippetRunnerConfig(Config):
     # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
     notebooks = c.Type(dict, default={})
     notebook_dir = c.Type(str, default=".cache/notebooks")
+    # search ranking of the generated notebooks (Material's per-page boost; 1 is neutral)
+    notebook_search_boost = c.Type((int, float), default=1.0)
 
 
 class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
@@ -106,6 +108,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     def on_page_markdown(self, markdown, *, page, config, files):
         if page.file.src_uri in self.notebooks:
+            # A notebook has no front matter to carry `search: boost:`, so we set it here, before
+            # Material's search plugin reads page.meta (in on_page_context).
+            if self.config.notebook_search_boost != 1:
+                page.meta.setdefault("search", {}).setdefault("boost", self.config.notebook_search_boost)
             return markdown
         try:
             return expand(markdown, f"docs/{page.file.src_uri}", self.engine)
