@@ -4,6 +4,9 @@ Only this module knows MkDocs. It scans the pages once (``on_files``) to send ev
 snippet to the worker early, so torch is imported while MkDocs renders; it expands includes per
 page; and it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve``.
 
+With ``build_info: <snippet>`` set, that snippet's output in this build (say, which torch printed
+the outputs) is also given to templates as ``config.extra.build_info``; the PDF's cover shows it.
+
 Environment overrides, used by the Makefile and the benchmark:
 ``SNIPPETS_APPROVAL=warn`` (show unapproved outputs with a warning instead of failing) and
 ``SNIPPETS_EXECUTE=0`` (show code only; the benchmark's baseline build).
@@ -40,6 +43,8 @@ class SnippetRunnerConfig(Config):
     notebook_dir = c.Type(str, default=".cache/notebooks")
     # search ranking of the generated notebooks (Material's per-page boost; 1 is neutral)
     notebook_search_boost = c.Type((int, float), default=1.0)
+    # a snippet whose output describes the build; templates see it as config.extra.build_info
+    build_info = c.Optional(c.Type(str))
 
 
 class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
@@ -91,6 +96,17 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 rels += [m["rel"] for m in map(DIRECTIVE.match, text.splitlines()) if m]
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         return files
+
+    def on_env(self, env, *, config, files):
+        """Run the ``build_info`` snippet before any page or template needs its output."""
+        rel = self.config.build_info
+        if rel and self.engine.execute:
+            try:
+                output = self.engine.run(rel).output
+            except SnippetError as error:
+                raise PluginError(str(error.on_page("mkdocs.yml (snippet-runner build_info)"))) from None
+            config.extra["build_info"] = output.strip()
+        return env
 
     def on_pre_page(self, page, *, config, files):
         """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it."""
