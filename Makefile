@@ -35,7 +35,7 @@ $(ASSETS): package-lock.json
 serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-site: $(READY) $(ASSETS)  ## build site/ (only replaces the old site if the whole build succeeds)
+site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replaces the old site only if all succeeds)
 	$(PY) -m snippet_runner site
 
 test: $(READY) $(ASSETS)  ## the whole test suite

@@ -8,6 +8,9 @@ Under ``mkdocs serve`` an output that differs from its approved copy is shown at
 warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
 Environment overrides: ``SNIPPETS_APPROVAL=strict|warn|accept`` and ``SNIPPETS_EXECUTE=0`` (show
 code only; the benchmark's baseline build).
+
+With ``build_info: <snippet>`` set, that snippet's output in this build (say, which torch printed
+the outputs) is also given to templates as ``config.extra.build_info``; the PDF's cover shows it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ class SnippetRunnerConfig(Config):
     # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
     notebooks = c.Type(dict, default={})
     notebook_dir = c.Type(str, default=".cache/notebooks")
+    # search ranking of the generated notebooks (Material's per-page boost; 1 is neutral)
+    notebook_search_boost = c.Type((int, float), default=1.0)
+    # a snippet whose output describes the build; templates see it as config.extra.build_info
+    build_info = c.Optional(c.Type(str))
 
 
 class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
@@ -85,6 +92,17 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         return files
 
+    def on_env(self, env, *, config, files):
+        """Run the ``build_info`` snippet before any page or template needs its output."""
+        rel = self.config.build_info
+        if rel and self.engine.execute:
+            try:
+                output = self.engine.run(rel).output
+            except SnippetError as error:
+                raise PluginError(str(error.on_page("mkdocs.yml (snippet-runner build_info)"))) from None
+            config.extra["build_info"] = output.strip()
+        return env
+
     def on_pre_page(self, page, *, config, files):
         """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it."""
         rel = self.notebooks.get(page.file.src_uri)
@@ -101,6 +119,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     def on_page_markdown(self, markdown, *, page, config, files):
         if page.file.src_uri in self.notebooks:
+            # A notebook has no front matter to carry `search: boost:`, so we set it here, before
+            # Material's search plugin reads page.meta (in on_page_context).
+            if self.config.notebook_search_boost != 1:
+                page.meta.setdefault("search", {}).setdefault("boost", self.config.notebook_search_boost)
             return markdown
         try:
             return expand(markdown, f"docs/{page.file.src_uri}", self.engine)

@@ -5,7 +5,8 @@ runs them like any snippet and the engine runs them cell by cell, through the sa
 and approval as every other example. This module turns such a run into a notebook (jupytext for
 the cells, nbformat for the outputs) that mkdocs-jupyter renders without executing anything, and
 then adjusts the rendered page: mkdocs-jupyter's template loads MathJax and Mermaid from CDNs, so
-those scripts are removed (KaTeX from the site's own assets renders the math), solution cells are
+those scripts are removed (KaTeX from the site's own assets renders the math; with no MathJax URL
+the template still leaves an empty ``<script src="">``, removed too), solution cells are
 folded into a ``<details>`` block, and a download link to the ``.ipynb`` is added.
 """
 
@@ -22,7 +23,7 @@ from snippet_runner.errors import SnippetError
 
 _CDN_SCRIPT = re.compile(
     r"<script\b[^>]*>(?:(?!</script>).)*?(?:mathjax|MathJax|cdnjs|unpkg|jsdelivr)(?:(?!</script>).)*?</script>"
-    r"|<script\b[^>]*\bsrc=\"https?://[^\"]*\"[^>]*>\s*</script>"
+    r"|<script\b[^>]*\bsrc=\"(?:https?://[^\"]*)?\"[^>]*>\s*</script>"  # a CDN, or the empty MathJax URL
     r"|<!--\s*(?:Load mathjax|MathJax configuration|End of mathjax configuration)\s*-->",
     re.S,
 )

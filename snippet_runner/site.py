@@ -2,6 +2,11 @@
 
 ``mkdocs build`` cleans its output folder first, so a failed build would otherwise leave a
 half-written ``site/`` in place of the last good one. MkDocs has no option for this.
+
+The whole build includes the PDF: it is printed from the staging folder's print page into the
+staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
+Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
+skipped and how to get it.
 """
 
 from __future__ import annotations
@@ -13,12 +18,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+from snippet_runner import chromium
+
 
 def build(site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> int:
     site_dir = site_dir.resolve()
     staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(staging)]
     code = subprocess.call(command, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    if code == 0:
+        code = _print_pdf(staging, site_dir.name, config)
     if code != 0:
         shutil.rmtree(staging, ignore_errors=True)
         kept = "left as it was" if site_dir.exists() else "not created"
@@ -26,6 +38,48 @@ def build(site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> i
         return code
     _swap_in(staging, site_dir)
     print(f"Site built into {site_dir.name}/")
+    return 0
+
+
+def pdf_target(config: Path) -> tuple[str, str] | None:
+    """(print page basename, PDF path) inside the site, from the print-site plugin's settings,
+    or None when the plugin is off or names no PDF."""
+    from mkdocs.config import load_config
+
+    plugin = load_config(str(config)).plugins.get("print-site")
+    if plugin is None or not plugin.config.get("enabled") or not plugin.config.get("path_to_pdf"):
+        return None
+    return plugin.config["print_page_basename"], plugin.config["path_to_pdf"]
+
+
+def _print_pdf(staging: Path, shown_as: str, config: Path) -> int:
+    target = pdf_target(config)
+    if target is None:
+        return 0
+    basename, pdf_rel = target
+    if chromium.find() is None:
+        print(
+            f"\nPDF SKIPPED: {shown_as}/{pdf_rel} was not written. {chromium.missing()}, then run `make site`"
+            f" again.\nThe HTML site is complete, but its \"Download PDF\" links point at a missing file.\n",
+            file=sys.stderr,
+        )
+        return 0
+    from snippet_runner import pdf  # imports Playwright, only needed here
+
+    # print_page.html, or print_page/index.html if directory URLs are on
+    print_page = next((p for p in (staging / f"{basename}.html", staging / basename / "index.html") if p.is_file()), None)
+    if print_page is None:
+        print(f"\nPDF failed: the print-site plugin wrote no {basename}.html", file=sys.stderr)
+        return 1
+    try:
+        printed = pdf.print_pdf(print_page, staging / pdf_rel)
+    except Exception as error:  # Playwright, Chromium or rendering: any of them fails the build
+        print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"PDF written to {shown_as}/{pdf_rel}: {printed.pages} pages, "
+        f"{printed.bytes / 1e6:.1f} MB, printed in {printed.seconds:.1f} s"
+    )
     return 0
 
 

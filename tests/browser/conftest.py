@@ -1,0 +1,101 @@
+"""Fixtures for the tests that read the built site in a real browser: the system Chromium driven by
+Playwright (no browser download), the site built once per session into a temporary folder exactly
+as `make site` builds it (PDF included), and that folder served over http://127.0.0.1.
+
+Without a Chromium these tests FAIL, saying how to get one: CI installs it (.ci/run), and a
+skipped browser test would hide a site that no longer works offline.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from snippet_runner import chromium
+from .pages import OPEN_SHADOW_ROOTS, Recorder
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    found = chromium.find()
+    if found is None:
+        pytest.fail(f"{chromium.missing()}. CI installs it in .ci/run.", pytrace=False)
+    return found
+
+
+@pytest.fixture(scope="session")
+def built_site(chromium_path, tmp_path_factory) -> Path:
+    """The site, built by `python -m snippet_runner site` (the `make site` command) with its PDF."""
+    site = tmp_path_factory.mktemp("built") / "site"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    run = subprocess.run(
+        [sys.executable, "-m", "snippet_runner", "site", "--site-dir", str(site)],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    if run.returncode != 0:
+        pytest.fail(f"the site did not build:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}", pytrace=False)
+    return site
+
+
+@pytest.fixture(scope="session")
+def http_root(built_site) -> str:
+    """The built site served by Python's http.server on 127.0.0.1, in a thread, for the session."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    with chromium.launch() as launched:
+        yield launched
+
+
+@pytest.fixture(params=["http", "file"])
+def site_root(request, built_site) -> str:
+    """Each test that takes this runs twice: over http://127.0.0.1 and straight from disk."""
+    if request.param == "http":
+        return request.getfixturevalue("http_root")
+    return built_site.as_uri() + "/"
+
+
+@pytest.fixture
+def context(browser, site_root):
+    """A fresh browser context that records every request, and aborts any to another host, so a
+    stray CDN reference fails fast here instead of waiting on a network this machine may lack."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx.add_init_script(OPEN_SHADOW_ROOTS)
+    recorder = Recorder(site_root)
+    ctx.on("request", recorder)
+    local = urlsplit(site_root).netloc
+
+    def guard(route):
+        if urlsplit(route.request.url).netloc == local:
+            route.continue_()
+        else:
+            route.abort()
+
+    ctx.route("**/*", guard)  # Playwright routes http(s) only; file:// loads are recorded above
+    ctx.recorder = recorder
+    ctx.root = site_root
+    yield ctx
+    ctx.close()

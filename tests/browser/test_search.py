@@ -1,0 +1,70 @@
+"""Search finds code identifiers and printed values, from file:// and over http, and the first
+result lands on the page and section that teaches each one.
+
+Material lists results grouped by page: a group's first link is the page itself, followed by its
+matching sections, best first. "The first result lands on the section" means: the first group is
+the expected page, and the first section listed in it is one that teaches the term. Where a page
+has two sections on the same identifier (say, what it does and how to call it), both are accepted.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from .pages import open_page
+
+EXPECTED = {
+    # term typed: (page, sections that teach it)
+    "retain_graph": ("retain-graph.html", {"backward-twice-without-retain_graph", "keeping-the-graph-for-a-second-pass"}),
+    "retain_grad": ("leaf-tensors.html", {"keeping-an-intermediate-gradient-with-retain_grad", "call-retain_grad-before-backward"}),
+    "zero_grad": ("zeroing-gradients.html", {"clearing-a-whole-model-with-optimizerzero_grad", "zero_grad-sets-gradients-to-none-by-default"}),
+    "requires_grad": ("first-gradient.html", {"three-steps-in-pytorch-starting-with-requires_grad"}),
+    "backward": ("backward.html", {"what-backward-does"}),
+    "grad_fn": ("computational-graph.html", {"looking-at-the-recorded-graph-through-grad_fn"}),
+    "tensor(60.": ("chain-rule.html", {"letting-autograd-find-the-60"}),
+}
+
+
+def search(page, query: str) -> list[list[str]]:
+    """Type ``query`` into the search box; return the result groups, each a list of link URLs.
+
+    Material searches on every keyup, so typing character by character would run one search per
+    prefix, and the results of "t" could be read as those of "tensor(60.". So the whole query goes
+    into the box at once and one key (End) is pressed: exactly one search runs, for the whole query.
+    """
+    box = page.locator("input.md-search__input")
+    if not box.is_visible():  # on a narrow screen the box opens from the search icon
+        page.locator("label.md-header__button[for=__search]").click()
+    box.fill(query)
+    box.press("End")
+    page.wait_for_function(
+        "() => /matching/i.test(document.querySelector('.md-search-result__meta')?.textContent || '')",
+        timeout=15_000,
+    )
+    assert box.input_value() == query
+    groups = page.locator(".md-search-result__item")
+    return [groups.nth(i).locator("a").evaluate_all("links => links.map(a => a.href)") for i in range(groups.count())]
+
+
+@pytest.mark.parametrize("term", EXPECTED)
+def test_first_result_is_the_section_that_teaches_it(context, term):
+    page = open_page(context, "index.html")
+    results = search(page, term)
+    assert results, f"no result for {term!r}"
+    page_url, *sections = results[0]
+    expected_page, expected_sections = EXPECTED[term]
+    assert urlsplit(page_url).path.endswith("/" + expected_page), f"first result for {term!r}: {page_url}"
+    assert sections, f"the first result for {term!r} lists no section"
+    assert urlsplit(sections[0]).fragment in expected_sections, f"first section for {term!r}: {sections[0]}"
+    assert context.recorder.foreign() == []
+
+
+def test_following_a_result_opens_the_section(context):
+    page = open_page(context, "index.html")
+    search(page, "grad_fn")
+    page.locator(".md-search-result__item").first.locator("a").nth(1).click()  # its first section
+    page.wait_for_load_state("load")
+    assert urlsplit(page.url).fragment == "looking-at-the-recorded-graph-through-grad_fn"
+    assert page.locator("#looking-at-the-recorded-graph-through-grad_fn").is_visible()
