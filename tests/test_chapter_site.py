@@ -26,10 +26,8 @@ def nav_pages() -> list[str]:
 
 
 def html_path(site, page: str):
-    stem = page.rsplit(".", 1)[0]
-    if stem == "index" or stem.endswith("/index"):
-        return site / (stem + ".html")
-    return site / stem / "index.html"
+    """The built file of a page: ``name.html`` (the offline plugin turns directory URLs off)."""
+    return site / (page.rsplit(".", 1)[0] + ".html")
 
 
 def outputs_on(site, page: str) -> str:

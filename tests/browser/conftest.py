@@ -1,6 +1,6 @@
 """Fixtures for the tests that read the built site in a real browser: the system Chromium driven by
-Playwright (no browser download), the site built once per session into a temporary folder exactly
-as `make site` builds it (PDF included), and that folder served over http://127.0.0.1.
+Playwright (no browser download), and the site (``built_site``, from tests/conftest.py, built once
+per session exactly as `make site` builds it, PDF included) served over http://127.0.0.1.
 
 Without a Chromium these tests FAIL, saying how to get one: CI installs it (.ci/run), and a
 skipped browser test would hide a site that no longer works offline.
@@ -9,21 +9,14 @@ skipped browser test would hide a site that no longer works offline.
 from __future__ import annotations
 
 import functools
-import os
-import subprocess
-import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from snippet_runner import chromium
 from .pages import OPEN_SHADOW_ROOTS, Recorder
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 
 @pytest.fixture(scope="session")
@@ -32,20 +25,6 @@ def chromium_path() -> str:
     if found is None:
         pytest.fail(f"{chromium.missing()}. CI installs it in .ci/run.", pytrace=False)
     return found
-
-
-@pytest.fixture(scope="session")
-def built_site(chromium_path, tmp_path_factory) -> Path:
-    """The site, built by `python -m snippet_runner site` (the `make site` command) with its PDF."""
-    site = tmp_path_factory.mktemp("built") / "site"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    run = subprocess.run(
-        [sys.executable, "-m", "snippet_runner", "site", "--site-dir", str(site)],
-        cwd=ROOT, env=env, capture_output=True, text=True,
-    )
-    if run.returncode != 0:
-        pytest.fail(f"the site did not build:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}", pytrace=False)
-    return site
 
 
 @pytest.fixture(scope="session")

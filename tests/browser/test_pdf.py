@@ -33,7 +33,7 @@ OUTPUTS = [
 
 
 @pytest.fixture(scope="module")
-def pdf(built_site) -> PdfReader:
+def pdf(chromium_path, built_site) -> PdfReader:
     path = built_site / PDF
     assert path.is_file(), f"{PDF} was not written by the build"
     return PdfReader(path)
