@@ -33,7 +33,9 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 def _timed(command: list[str], cwd: Path, **env: str) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, env={**ENV, **env}, check=True, capture_output=True)
+    done = subprocess.run(command, cwd=cwd, env={**ENV, **env}, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"make bench: {' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     return time.perf_counter() - started
 
 
@@ -41,12 +43,13 @@ def _median(runs: int, measure) -> float:
     return statistics.median(measure() for _ in range(runs))
 
 
+_NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "node_modules", ".cache", "site", "site.*", "__pycache__")
+
+
 def _copy_project(root: Path, into: Path) -> Path:
+    """Everything a build reads (pages, snippets, theme overrides, config), without caches or site."""
     project = into / "project"
-    project.mkdir()
-    for name in ("docs", "snippets"):
-        shutil.copytree(root / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(root / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(root, project, ignore=_NOT_COPIED)
     return project
 
 
