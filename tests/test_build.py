@@ -168,3 +168,14 @@ def test_serve_watches_snippets_and_reuses_one_warm_worker_across_rebuilds(proje
         assert "hello, edited" in html and "Output not yet approved" in html
     finally:
         config.plugins.on_shutdown()
+
+
+def test_make_accept_rewrites_expectations_from_fresh_runs(project):
+    project.write("snippets/page/hello.py", "print('hello, accepted')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "snippet_runner", "accept"], cwd=project.root, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "updated snippets/page/hello.out" in done.stdout
+    assert (project.root / "snippets" / "page" / "hello.out").read_text() == "hello, accepted\n"
+    assert project.build()[0] == 0
