@@ -24,19 +24,25 @@ def includes_by_snippet(docs_dir: Path) -> dict[str, list[str]]:
     return dict(found)
 
 
+def notebooks(snippets_dir: Path, folders: dict[str, str]) -> dict[str, str]:
+    """``{"exercises/exercise_1_basic_gradient.py": "exercises/exercise_1_basic_gradient.ipynb"}``:
+    each script in a notebook folder, and the page (relative to docs/) it becomes."""
+    found = {}
+    for folder, docs_folder in folders.items():
+        for script in sorted((Path(snippets_dir) / folder).glob("*.py")):
+            found[f"{folder.strip('/')}/{script.name}"] = f"{docs_folder.strip('/')}/{script.stem}.ipynb"
+    return found
+
+
 def notebook_scripts(root: Path) -> dict[str, str]:
-    """``{"exercises/exercise_1_basic_gradient.py": "docs/exercises/exercise_1_basic_gradient.ipynb"}``,
-    from the ``notebooks`` setting of the snippet-runner plugin in ``mkdocs.yml``."""
+    """Like :func:`notebooks`, with the folders read from the snippet-runner plugin's ``notebooks``
+    setting in ``mkdocs.yml`` and pages named ``docs/...`` (for the CLI and the tests)."""
     config = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_TolerantLoader)
     folders: dict[str, str] = {}
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "snippet-runner" in plugin:
             folders = (plugin["snippet-runner"] or {}).get("notebooks", {})
-    found = {}
-    for folder, docs_folder in folders.items():
-        for script in sorted((root / "snippets" / folder).glob("*.py")):
-            found[f"{folder}/{script.name}"] = f"docs/{docs_folder}/{script.stem}.ipynb"
-    return found
+    return {rel: f"docs/{page}" for rel, page in notebooks(root / "snippets", folders).items()}
 
 
 class _TolerantLoader(yaml.SafeLoader):

@@ -63,8 +63,17 @@ class Engine:
         self.runner = Runner(self.preload)
         self.records: list[RunRecord] = []
         self._tickets: dict[str, int] = {}  # cache key -> request already sent to the worker
+        # What prefetch already read, handed to the run() that follows it in the same build:
+        self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # rel -> (snippet, cache key)
+        self._hits: dict[str, dict] = {}  # cache key -> the cached result
 
     # -- public API ----------------------------------------------------------------------------
+
+    def begin_build(self) -> None:
+        """Forget what the last build read (files may have changed since); keep the warm worker."""
+        self.records.clear()
+        self._prefetched.clear()
+        self._hits.clear()
 
     def prefetch(self, rels: list[str]) -> int:
         """Send every snippet that is not cached to the worker now; return how many were sent.
@@ -80,18 +89,26 @@ class Engine:
             except SnippetError:
                 continue
             key = key_for(snippet, self.preload)
-            if key in self._tickets or (self._use_cache and self.cache.get(key) is not None):
+            self._prefetched[rel] = (snippet, key)
+            if key in self._tickets or key in self._hits:
+                continue
+            hit = self.cache.get(key) if self._use_cache else None
+            if hit is not None:
+                self._hits[key] = hit
                 continue
             self._tickets[key] = self.runner.submit(snippet)
             sent += 1
         return sent
 
     def run(self, rel: str) -> Outcome:
-        snippet = spec.load(self.snippets_dir, rel)
+        if rel in self._prefetched:
+            snippet, key = self._prefetched.pop(rel)
+        else:
+            snippet = spec.load(self.snippets_dir, rel)
+            key = key_for(snippet, self.preload)
         if not self.execute:
             return Outcome(snippet)
-        key = key_for(snippet, self.preload)
-        result = self.cache.get(key) if self._use_cache else None
+        result = self._hits.pop(key, None) or (self.cache.get(key) if self._use_cache else None)
         cached = result is not None
         if result is None:
             ticket = self._tickets.pop(key, None) or self.runner.submit(snippet)

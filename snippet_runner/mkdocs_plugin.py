@@ -25,6 +25,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
+from snippet_runner import catalog
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.markdown import DIRECTIVE, expand
@@ -72,18 +73,16 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             )
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
-        self.engine.records.clear()
+        self.engine.begin_build()
         config.watch.append(str(self.root / self.config.snippets_dir))
         return config
 
     def on_files(self, files, *, config):
-        self.notebooks = {}
         notebook_dir = self.root / self.config.notebook_dir
-        for folder, docs_folder in self.config.notebooks.items():
-            for script in sorted((self.engine.snippets_dir / folder).glob("*.py")):
-                src_uri = f"{docs_folder.strip('/')}/{script.stem}.ipynb"
-                self.notebooks[src_uri] = f"{folder.strip('/')}/{script.name}"
-                files.append(File(src_uri, str(notebook_dir), config.site_dir, config.use_directory_urls))
+        found = catalog.notebooks(self.engine.snippets_dir, self.config.notebooks)
+        self.notebooks = {page: rel for rel, page in found.items()}
+        for page in self.notebooks:
+            files.append(File(page, str(notebook_dir), config.site_dir, config.use_directory_urls))
         rels = list(self.notebooks.values())
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):

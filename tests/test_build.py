@@ -89,7 +89,7 @@ BAD_INPUTS = {
     ),
     "timeout": (
         "{{ run page/bad.py }}",
-        "# snippet: timeout 1\nwhile True:\n    pass\n",
+        "# snippet: timeout 1\nwhile True: pass  # one line, so the line named is always 2\n",
         "docs/index.md:3: snippets/page/bad.py:2: timed out after 1 s",
     ),
     "malformed include": (
