@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from snippet_runner import approval, catalog, site
+from snippet_runner import catalog, site
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SnippetError
 
@@ -23,8 +23,6 @@ def accept(root: Path, only: list[str]) -> int:
     try:
         engine.prefetch(rels)
         for rel in rels:
-            out_path = snippets_dir / rel[:-3]
-            before = out_path.with_suffix(".out").read_text(encoding="utf-8") if out_path.with_suffix(".out").exists() else None
             try:
                 outcome = engine.run(rel)
             except SnippetError as error:
@@ -32,7 +30,7 @@ def accept(root: Path, only: list[str]) -> int:
                 print(f"FAILED  {error}  (included by {pages})", file=sys.stderr)
                 failed += 1
                 continue
-            if before != outcome.output:
+            if outcome.verdict.changed:
                 changed += 1
                 print(f"updated snippets/{rel[:-3]}.out")
     finally:

@@ -19,6 +19,7 @@ class Verdict:
     approved: bool
     missing: bool = False
     diff: str = ""
+    changed: bool = False  # in accept mode: the approved file was rewritten
 
 
 def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:

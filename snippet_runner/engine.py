@@ -162,8 +162,7 @@ class Engine:
             )
         expected = snippet.expected_output_path
         if self.approval_mode == "accept":
-            approval.write(expected, outcome.output)
-            return approval.Verdict(approved=True)
+            return approval.Verdict(approved=True, changed=approval.write(expected, outcome.output))
         verdict = approval.compare(expected, outcome.output, f"snippets/{snippet.rel[:-3]}.out")
         if verdict.approved or self.approval_mode == "warn":
             return verdict
