@@ -6,19 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from snippet_runner import catalog, site
-from snippet_runner.engine import Engine
+from snippet_runner import site
 from snippet_runner.errors import SnippetError
+from snippet_runner.project import Project
 
 
-def accept(root: Path, only: list[str]) -> int:
-    """Run every included snippet fresh and write its output as the approved one."""
-    snippets_dir = root / "snippets"
-    included = catalog.includes_by_snippet(root / "docs")
-    for rel, notebook in catalog.notebook_scripts(root).items():
-        included.setdefault(rel, []).append(notebook)
-    rels = only or list(included)
-    engine = Engine(snippets_dir, root / ".cache" / "snippets", approval_mode="accept")
+def accept(project: Project, only: list[str]) -> int:
+    """Run every shown snippet fresh and write its output as the approved one."""
+    shown = project.shown()
+    rels = only or list(shown)
+    engine = project.engine(approval="accept")
     changed = failed = 0
     try:
         engine.prefetch(rels)
@@ -26,34 +23,35 @@ def accept(root: Path, only: list[str]) -> int:
             try:
                 outcome = engine.run(rel)
             except SnippetError as error:
-                pages = ", ".join(included.get(rel, [])) or "no page"
+                pages = ", ".join(shown.get(rel, [])) or "no page"
                 print(f"FAILED  {error}  (included by {pages})", file=sys.stderr)
                 failed += 1
                 continue
             if outcome.verdict.changed:
                 changed += 1
-                print(f"updated snippets/{rel[:-3]}.out")
+                print(f"updated {outcome.snippet.approved_name}")
     finally:
         engine.close()
     print(f"accept: {len(rels)} snippets, {changed} outputs updated, {failed} failed")
-    stale = [rel for rel in catalog.snippet_files(snippets_dir) if rel not in included]
-    for rel in stale:
-        print(f"note: snippets/{rel} is not included by any page")
+    for rel in project.snippet_files():
+        if rel not in shown:
+            print(f"note: {project.snippets_name}/{rel} is not included by any page")
     return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m snippet_runner")
+    parser.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("site", help="build site/ atomically (keeps the old site if the build fails)")
     build.add_argument("--site-dir", type=Path, default=Path("site"))
-    build.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
-    approve.add_argument("snippets", nargs="*", help="paths relative to snippets/ (default: all included)")
+    approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
     args = parser.parse_args(argv)
+    project = Project.load(args.config_file)
     if args.command == "site":
-        return site.build(args.site_dir, args.config_file)
-    return accept(Path.cwd(), args.snippets)
+        return site.build(project, args.site_dir, args.config_file)
+    return accept(project, args.snippets)
 
 
 if __name__ == "__main__":

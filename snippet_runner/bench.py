@@ -19,23 +19,22 @@ files are never touched. Each timing is the median of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+from snippet_runner.scratch import ScratchProject, serving
 
 
-def _timed(command: list[str], cwd: Path, **env: str) -> float:
+
+def _timed(project: ScratchProject, *args: str, **env: str) -> float:
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env={**ENV, **env}, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"make bench: {' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    code, log = project.run(*args, **env)
+    if code != 0:
+        sys.exit(f"make bench: python {' '.join(args)} failed:\n{log[-4000:]}")
     return time.perf_counter() - started
 
 
@@ -43,56 +42,33 @@ def _median(runs: int, measure) -> float:
     return statistics.median(measure() for _ in range(runs))
 
 
-_NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "node_modules", ".cache", "site", "site.*", "__pycache__")
+def _build(project: ScratchProject, **env: str) -> float:
+    return _timed(project, "-m", "mkdocs", "build", "--strict", "--site-dir", str(project.root / "site"), **env)
 
 
-def _copy_project(root: Path, into: Path) -> Path:
-    """Everything a build reads (pages, snippets, theme overrides, config), without caches or site."""
-    project = into / "project"
-    shutil.copytree(root, project, ignore=_NOT_COPIED)
-    return project
-
-
-def _build(project: Path, **env: str) -> float:
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site")]
-    return _timed(command, project, **env)
-
-
-def _serve_style_rebuild(project: Path, snippet: Path) -> tuple[float, float]:
+def _serve_style_rebuild(project: ScratchProject, snippet: Path) -> tuple[float, float]:
     """Build twice in one process, as `mkdocs serve` does, editing ``snippet`` in between.
 
     Returns (rebuild seconds, the edited snippet's own run time)."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    previous_cwd = os.getcwd()
-    os.chdir(project)
-    config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / "site"))
-    config.plugins.on_startup(command="serve", dirty=False)
-    plugin = config.plugins["snippet-runner"]
-    try:
-        build(config)
+    with serving(project.root, project.root / "site") as served:
+        plugin = served.rebuild()
         plugin.engine.runner.wait_ready()  # an author edits seconds later; by then torch is in
         snippet.write_text(snippet.read_text() + "# edited by make bench\n")
-        config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / "site"))
         started = time.perf_counter()
-        build(config)
+        served.rebuild()
         seconds = time.perf_counter() - started
         ran = [r for r in plugin.engine.records if not r.cached]
-        assert [r.rel for r in ran] == [snippet.relative_to(project / "snippets").as_posix()], ran
+        assert [r.rel for r in ran] == [snippet.relative_to(project.root / "snippets").as_posix()], ran
         return seconds, ran[0].seconds
-    finally:
-        config.plugins.on_shutdown()
-        os.chdir(previous_cwd)
 
 
 def chapter(root: Path, repeat: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        project = _copy_project(root, Path(tmp))
-        cache = project / ".cache"
+        project = ScratchProject.copy_of(root, Path(tmp))
+        cache = project.root / ".cache"
         _build(project, SNIPPETS_EXECUTE="0")  # warm the notebook converter's own cache
         a = _median(repeat, lambda: _build(project, SNIPPETS_EXECUTE="0"))
-        b = _median(repeat, lambda: _timed([sys.executable, "-c", "import torch"], project))
+        b = _median(repeat, lambda: _timed(project, "-c", "import torch"))
 
         def cold() -> float:
             shutil.rmtree(cache, ignore_errors=True)
@@ -100,7 +76,7 @@ def chapter(root: Path, repeat: int) -> None:
 
         c = _median(repeat, cold)
         d = _median(repeat, lambda: _build(project))
-        edited = project / "snippets" / "chain_rule" / "autograd_check.py"
+        edited = project.root / "snippets" / "chain_rule" / "autograd_check.py"
 
         def edit_then_build() -> float:
             edited.write_text(edited.read_text() + "# edited\n")
@@ -137,27 +113,28 @@ print("snippet {k}:", round(loss.item(), 4), round(x.grad.abs().sum().item(), 4)
 
 def scale(pages: int = 30, per_page: int = 10) -> None:
     """Engine overhead per snippet: wall time of expanding every page minus the snippets' own time."""
-    from snippet_runner import Engine
-    from snippet_runner.markdown import expand
+    from snippet_runner.includes import expand
+    from snippet_runner.project import Project
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
-        root = Path(tmp)
+        scratch = ScratchProject(Path(tmp))
+        scratch.write("mkdocs.yml", "site_name: scale\nplugins:\n  - snippet-runner\n")
         docs = {}
         for p in range(pages):
-            folder = root / "snippets" / f"page_{p:02d}"
-            folder.mkdir(parents=True)
             lines = [f"# Page {p}", ""]
             for s in range(per_page):
-                (folder / f"example_{s:02d}.py").write_text(SCALE_SNIPPET.format(k=p * per_page + s))
+                scratch.write(f"snippets/page_{p:02d}/example_{s:02d}.py", SCALE_SNIPPET.format(k=p * per_page + s))
                 lines += [f"Example {s}.", "", f"{{{{ run page_{p:02d}/example_{s:02d}.py }}}}", ""]
             docs[f"docs/page_{p:02d}.md"] = "\n".join(lines)
+            scratch.write(f"docs/page_{p:02d}.md", docs[f"docs/page_{p:02d}.md"])
+        project = Project.load(scratch.root / "mkdocs.yml")
 
-        accept = Engine(root / "snippets", approval_mode="accept")
+        accept = project.engine(approval="accept", cached=False)
         for page, text in docs.items():
             expand(text, page, accept)
         accept.close()
 
-        engine = Engine(root / "snippets", root / "cache", approval_mode="strict")
+        engine = project.engine()
         engine.runner.wait_ready()
         started = time.perf_counter()
         for page, text in docs.items():

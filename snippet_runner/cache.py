@@ -2,13 +2,15 @@
 
 Like jupyter-cache and sphinx-gallery, the key is a hash of what decides the output: the snippet's
 bytes, the bytes of every local module it imports, the Python and torch versions, and the engine
-itself (the source of the modules that run inside the worker). Nothing time-based: a cache entry is
+itself (every source file of this package, found by listing the folder, so a new module can never
+be left out of the key). Nothing time-based: a cache entry is
 valid exactly as long as its inputs are unchanged. Those two projects key a whole notebook or
 gallery example and their stores are tied to their own runners, so neither could be reused here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -18,13 +20,20 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from snippet_runner import messages
+from snippet_runner.messages import RunResult
 from snippet_runner.spec import Snippet
 
-_ENGINE_MODULES = ("worker.py", "capture.py", "isolation.py", "spec.py", "cache.py")
+PACKAGE_DIR = Path(__file__).parent
+
+
+def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
+    """Every source file of the engine, in a stable order."""
+    return sorted(package_dir.rglob("*.py"))
 
 
 @lru_cache(maxsize=None)
-def environment_fingerprint(preload: tuple[str, ...]) -> str:
+def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> str:
     """Python, the preloaded libraries' versions and the engine's own source, hashed once."""
     digest = hashlib.sha256()
     digest.update(platform.python_version().encode())
@@ -33,14 +42,14 @@ def environment_fingerprint(preload: tuple[str, ...]) -> str:
             digest.update(f"{name}=={metadata.version(name)}".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{name}==?".encode())
-    here = Path(__file__).parent
-    for module in _ENGINE_MODULES:
-        digest.update((here / module).read_bytes())
+    for source in engine_sources(package_dir):
+        digest.update(source.relative_to(package_dir).as_posix().encode())
+        digest.update(source.read_bytes())
     return digest.hexdigest()
 
 
 def key_for(snippet: Snippet, preload: tuple[str, ...]) -> str:
-    digest = hashlib.sha256(environment_fingerprint(preload).encode())
+    digest = hashlib.sha256(environment_fingerprint(tuple(preload)).encode())
     digest.update(snippet.rel.encode())
     digest.update(snippet.source.encode())
     for module in snippet.local_modules:
@@ -56,16 +65,18 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict | None:
+    def get(self, key: str) -> RunResult | None:
         try:
-            return json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
+            return messages.result_from_dict(json.loads(self._path(key).read_text(encoding="utf-8")))
+        except FileNotFoundError:
             return None
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None  # truncated or of another shape: run it again, and overwrite it
 
-    def put(self, key: str, result: dict) -> None:
+    def put(self, key: str, result: RunResult) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(result, f)
+            json.dump(dataclasses.asdict(result), f)
         os.replace(tmp, path)  # readers never see a half-written entry

@@ -8,12 +8,13 @@ reader should not see, because it is wrong or unapproved, becomes a ``SnippetErr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from snippet_runner import approval, spec
 from snippet_runner.cache import ResultCache, key_for
 from snippet_runner.errors import SnippetError
+from snippet_runner.messages import Death, RaisedError, RunResult
 from snippet_runner.pool import Runner
 
 APPROVAL_MODES = ("strict", "warn", "accept")
@@ -23,8 +24,8 @@ _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 @dataclass
 class Outcome:
     snippet: spec.Snippet
-    outputs: list[str] = field(default_factory=list)  # one per cell
-    error: dict | None = None  # the declared exception that happened, if any
+    outputs: tuple[str, ...] = ()  # one per cell
+    error: RaisedError | None = None  # the declared exception that happened, if any
     cached: bool = False
     seconds: float = 0.0
     peak_rss_growth_kb: int = 0
@@ -52,10 +53,12 @@ class Engine:
         approval_mode: str = "strict",
         execute: bool = True,
         preload: tuple[str, ...] = ("torch",),
+        shown_as: str = "snippets",
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
         self.snippets_dir = Path(snippets_dir).resolve()
+        self.shown_as = shown_as  # how messages name the snippets folder
         self.cache = ResultCache(Path(cache_dir)) if cache_dir is not None else None
         self.approval_mode = approval_mode
         self.execute = execute
@@ -65,7 +68,7 @@ class Engine:
         self._tickets: dict[str, int] = {}  # cache key -> request already sent to the worker
         # What prefetch already read, handed to the run() that follows it in the same build:
         self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # rel -> (snippet, cache key)
-        self._hits: dict[str, dict] = {}  # cache key -> the cached result
+        self._hits: dict[str, RunResult] = {}  # cache key -> the cached result
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -85,7 +88,7 @@ class Engine:
         sent = 0
         for rel in rels:
             try:
-                snippet = spec.load(self.snippets_dir, rel)
+                snippet = self.load(rel)
             except SnippetError:
                 continue
             key = key_for(snippet, self.preload)
@@ -100,11 +103,14 @@ class Engine:
             sent += 1
         return sent
 
+    def load(self, rel: str) -> spec.Snippet:
+        return spec.load(self.snippets_dir, rel, self.shown_as)
+
     def run(self, rel: str) -> Outcome:
         if rel in self._prefetched:
             snippet, key = self._prefetched.pop(rel)
         else:
-            snippet = spec.load(self.snippets_dir, rel)
+            snippet = self.load(rel)
             key = key_for(snippet, self.preload)
         if not self.execute:
             return Outcome(snippet)
@@ -113,16 +119,17 @@ class Engine:
         if result is None:
             ticket = self._tickets.pop(key, None) or self.runner.submit(snippet)
             result = self.runner.result(ticket)
-            _raise_if_died(snippet, result)
+            if isinstance(result, Death):
+                _raise_death(snippet, result)
             if self.cache is not None:
                 self.cache.put(key, result)
         outcome = Outcome(
             snippet,
-            outputs=result["outputs"],
+            outputs=result.outputs,
             error=_check_exception(snippet, result),
             cached=cached,
-            seconds=result["seconds"],
-            peak_rss_growth_kb=result["peak_rss_growth_kb"],
+            seconds=result.seconds,
+            peak_rss_growth_kb=result.peak_rss_growth_kb,
         )
         self.records.append(RunRecord(rel, cached, outcome.seconds, outcome.peak_rss_growth_kb))
         outcome.verdict = self._judge(outcome)
@@ -163,34 +170,43 @@ class Engine:
         expected = snippet.expected_output_path
         if self.approval_mode == "accept":
             return approval.Verdict(approved=True, changed=approval.write(expected, outcome.output))
-        verdict = approval.compare(expected, outcome.output, f"snippets/{snippet.rel[:-3]}.out")
+        verdict = approval.compare(expected, outcome.output, snippet.approved_name)
         if verdict.approved or self.approval_mode == "warn":
             return verdict
         if verdict.missing:
             raise SnippetError(
                 snippet.loc(),
-                f"no approved output yet: snippets/{snippet.rel[:-3]}.out is missing."
+                f"no approved output yet: {snippet.approved_name} is missing."
                 " Run `make accept`, review the new file, and commit it.",
             )
         raise SnippetError(
             snippet.loc(),
-            f"output differs from the approved snippets/{snippet.rel[:-3]}.out."
+            f"output differs from the approved {snippet.approved_name}."
             " If the change is intended, run `make accept` and review the diff.",
             detail=verdict.diff.rstrip("\n"),
         )
 
 
-def _raise_if_died(snippet: spec.Snippet, result: dict) -> None:
-    if not result.get("died"):
-        return
-    line = _innermost_line(result["stack"], snippet.path)
-    if result["timed_out"]:
+def _raise_death(snippet: spec.Snippet, death: Death) -> None:
+    line = _innermost_line(death.stack, snippet.path)
+    if death.timed_out:
         raise SnippetError(snippet.loc(line or 1), f"timed out after {snippet.timeout:g} s, still running this line")
     raise SnippetError(
         snippet.loc(line or 1),
-        f"the worker process died while running this snippet (exit code {result['exit_code']})",
-        detail=result["stack"].strip(),
+        f"the process running this snippet died here (exit code {death.exit_code})",
+        detail=_snippet_stack(death.stack, snippet.path),
     )
+
+
+def _snippet_stack(stack: str, path: Path) -> str:
+    """faulthandler's dump, kept to its headline and the frames of the snippet's own folder."""
+    folder = str(path.parent) + "/"
+    kept = [
+        line.replace(folder, "")
+        for line in stack.splitlines()
+        if line.strip() and ("File " not in line or folder in line)
+    ]
+    return "\n".join(kept) or "(no stack was written: the process was killed from outside)"
 
 
 def _innermost_line(stack: str, path: Path) -> int | None:
@@ -201,9 +217,9 @@ def _innermost_line(stack: str, path: Path) -> int | None:
     return None
 
 
-def _check_exception(snippet: spec.Snippet, result: dict) -> dict | None:
-    error, expected = result["error"], snippet.raises
-    tail = "".join(result["outputs"]).rstrip("\n")
+def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:
+    error, expected = result.error, snippet.raises
+    tail = "".join(result.outputs).rstrip("\n")
     if error is None:
         if expected is not None:
             raise SnippetError(
@@ -211,14 +227,14 @@ def _check_exception(snippet: spec.Snippet, result: dict) -> dict | None:
                 f"was declared to raise {expected.describe()} but finished without an exception",
             )
         return None
-    where = snippet.loc(error["line"] or 1)
+    where = snippet.loc(error.line or 1)
     if expected is None:
-        raise SnippetError(where, f"raised an unexpected {error['type']}: {error['message']}", detail=tail)
-    type_ok = expected.type_name in (error["type"], error["qualified"])
-    if not type_ok or expected.fragment not in error["message"]:
+        raise SnippetError(where, f"raised an unexpected {error.type}: {error.message}", detail=tail)
+    type_ok = expected.type_name in (error.type, error.qualified)
+    if not type_ok or expected.fragment not in error.message:
         raise SnippetError(
             where,
-            f"was declared to raise {expected.describe()} but raised {error['type']}: {error['message']}",
+            f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}",
             detail=tail,
         )
     return error

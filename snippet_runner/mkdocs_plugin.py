@@ -1,8 +1,11 @@
-"""The MkDocs side: a thin plugin over :class:`~snippet_runner.engine.Engine`.
+"""The MkDocs side: what only MkDocs can do, over the engine and the Markdown extension.
 
-Only this module knows MkDocs. It scans the pages once (``on_files``) to send every uncached
-snippet to the worker early, so torch is imported while MkDocs renders; it expands includes per
-page; and it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve``.
+The expansion of ``{{ run … }}`` lines is a Python-Markdown extension (:mod:`snippet_runner.extension`)
+that works without MkDocs. This plugin adds what needs MkDocs' build events: it builds the
+:class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
+(``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
+renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
+watches the snippets; it writes the exercise notebooks; and it gives templates the build info.
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
 warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
@@ -19,81 +22,61 @@ import logging
 import os
 from pathlib import Path
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from snippet_runner import catalog
+from snippet_runner import extension
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SnippetError
-from snippet_runner.markdown import DIRECTIVE, expand
 from snippet_runner.notebooks import adjust_rendered_page, to_notebook
+from snippet_runner.project import Project, SnippetRunnerConfig
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
 
-
-class SnippetRunnerConfig(Config):
-    snippets_dir = c.Type(str, default="snippets")
-    cache_dir = c.Type(str, default=".cache/snippets")
-    approval = c.Choice(("strict", "warn", "accept"), default="strict")
-    execute = c.Type(bool, default=True)
-    preload = c.ListOfItems(c.Type(str), default=["torch"])
-    # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
-    notebooks = c.Type(dict, default={})
-    notebook_dir = c.Type(str, default=".cache/notebooks")
-    # search ranking of the generated notebooks (Material's per-page boost; 1 is neutral)
-    notebook_search_boost = c.Type((int, float), default=1.0)
-    # a snippet whose output describes the build; templates see it as config.extra.build_info
-    build_info = c.Optional(c.Type(str))
+EXTENSION = "snippet_runner.extension"
 
 
 class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def __init__(self) -> None:
         self.engine: Engine | None = None
+        self.project: Project | None = None
         self.serving = False
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
-        self.root = Path.cwd()
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
         self.serving = command == "serve"
 
     def on_config(self, config):
-        self.root = Path(config.config_file_path or ".").resolve().parent
+        self.project = Project.from_config(config, self.config)
         if self.engine is None:  # once per `mkdocs build`, once per whole `mkdocs serve`
-            execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.config.execute else "0") != "0"
-            self.engine = Engine(
-                self.root / self.config.snippets_dir,
-                self.root / self.config.cache_dir,
-                approval_mode=os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.config.approval),
-                execute=execute,
-                preload=tuple(self.config.preload),
-            )
+            execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.project.execute else "0") != "0"
+            approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.project.approval)
+            self.engine = self.project.engine(approval=approval, execute=execute)
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.begin_build()
-        config.watch.append(str(self.root / self.config.snippets_dir))
+        extension.use(self.project, self.engine)
+        if EXTENSION not in config.markdown_extensions:
+            config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
+        config.watch.append(str(self.project.snippets_dir))
         return config
 
     def on_files(self, files, *, config):
-        notebook_dir = self.root / self.config.notebook_dir
-        found = catalog.notebooks(self.engine.snippets_dir, self.config.notebooks)
-        self.notebooks = {page: rel for rel, page in found.items()}
+        self.notebooks = {page: rel for rel, page in self.project.notebook_pages().items()}
         for page in self.notebooks:
-            files.append(File(page, str(notebook_dir), config.site_dir, config.use_directory_urls))
-        rels = list(self.notebooks.values())
-        for file in files.documentation_pages():
-            if file.src_uri.endswith(".md"):
-                text = Path(file.abs_src_path).read_text(encoding="utf-8")
-                rels += [m["rel"] for m in map(DIRECTIVE.match, text.splitlines()) if m]
+            files.append(File(page, str(self.project.notebook_dir), config.site_dir, config.use_directory_urls))
+        try:
+            rels = list(self.project.shown())
+        except SnippetError:
+            rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         return files
 
     def on_env(self, env, *, config, files):
         """Run the ``build_info`` snippet before any page or template needs its output."""
-        rel = self.config.build_info
+        rel = self.project.build_info
         if rel and self.engine.execute:
             try:
                 output = self.engine.run(rel).output
@@ -117,16 +100,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
-        if page.file.src_uri in self.notebooks:
-            # A notebook has no front matter to carry `search: boost:`, so we set it here, before
-            # Material's search plugin reads page.meta (in on_page_context).
-            if self.config.notebook_search_boost != 1:
-                page.meta.setdefault("search", {}).setdefault("boost", self.config.notebook_search_boost)
-            return markdown
-        try:
-            return expand(markdown, f"docs/{page.file.src_uri}", self.engine)
-        except SnippetError as error:
-            raise PluginError(str(error)) from None
+        # A notebook has no front matter to carry `search: boost:`, so we set it here, before
+        # Material's search plugin reads page.meta (in on_page_context).
+        if page.file.src_uri in self.notebooks and self.project.notebook_search_boost != 1:
+            page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
+        return markdown
 
     def on_page_content(self, html, *, page, config, files):
         if page.file.src_uri in self.notebooks:
@@ -148,6 +126,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self._close()
 
     def _close(self) -> None:
+        extension.release()
         if self.engine is not None:
             self.engine.close()
             self.engine = None

@@ -42,7 +42,7 @@ def to_notebook(outcome: Outcome) -> str:
             " start the file with a '# %%' marker and do not put code before it",
         )
     count = 0
-    for cell, output in zip(notebook.cells, outcome.outputs + [""] * len(notebook.cells)):
+    for cell, output in zip(notebook.cells, [*outcome.outputs, *[""] * len(notebook.cells)]):
         if cell.cell_type != "code":
             continue
         count += 1

@@ -4,7 +4,8 @@ We looked at ``concurrent.futures.ProcessPoolExecutor`` and ``multiprocessing.Po
 stop one hung task without breaking the whole pool, and neither tells which line was running.
 jupyter_client kernels can be interrupted, but starting one costs about 4 s before torch is even
 imported (measured in ../shared/NOTES.md), and they report stdout and stderr as separate streams.
-So this is a small hand-written pipe protocol: JSON lines in, JSON lines out.
+So this is a small hand-written pipe protocol: JSON lines in, JSON lines out, each line one of the
+dataclasses in :mod:`snippet_runner.messages`.
 
 Requests are pipelined: ``submit`` sends at once, so the worker imports torch and runs snippets
 while MkDocs renders other pages. If the worker dies (a hang stopped by faulthandler, a crash),
@@ -14,7 +15,6 @@ fresh worker.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import shutil
@@ -24,6 +24,8 @@ import tempfile
 import time
 from collections import OrderedDict
 
+from snippet_runner import messages
+from snippet_runner.messages import Death, Ready, RunRequest, RunResult, Started
 from snippet_runner.spec import Snippet
 
 GRACE_SECONDS = 5.0  # beyond a snippet's own timeout, before the parent kills a worker itself
@@ -51,14 +53,14 @@ class _Process:
         self.dump_path = dump_path
         self.spawned = time.perf_counter()
 
-    def send(self, message: dict) -> None:
+    def send(self, request: RunRequest) -> None:
         try:
-            self.proc.stdin.write(json.dumps(message) + "\n")
+            self.proc.stdin.write(messages.dumps(request) + "\n")
             self.proc.stdin.flush()
         except BrokenPipeError:
             pass  # noticed as EOF by receive()
 
-    def receive(self, timeout: float) -> dict | None:
+    def receive(self, timeout: float) -> messages.Message | None:
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buffer:
             remaining = deadline - time.monotonic()
@@ -72,7 +74,7 @@ class _Process:
                 raise _WorkerDied()
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
+        return messages.loads(line)
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -84,15 +86,15 @@ class _Process:
 
 
 class Runner:
-    """Runs snippets in one long-lived worker process; results are plain dicts from the worker."""
+    """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
 
     def __init__(self, preload: tuple[str, ...] = ("torch",)):
         self.preload = preload
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
         self._process: _Process | None = None
         self._next_id = 0
-        self._pending: OrderedDict[int, tuple[Snippet, dict]] = OrderedDict()
-        self._done: dict[int, dict] = {}
+        self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
+        self._done: dict[int, RunResult | Death] = {}
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
         self.workers_started = 0
@@ -109,18 +111,18 @@ class Runner:
 
     def submit(self, snippet: Snippet) -> int:
         self._next_id += 1
-        request = {
-            "id": self._next_id,
-            "path": str(snippet.path),
-            "cells": [[cell.first_line, cell.source] for cell in snippet.cells],
-            "timeout": snippet.timeout,
-            "dump": os.path.join(self._scratch, "stack.txt"),
-        }
+        request = RunRequest(
+            id=self._next_id,
+            path=str(snippet.path),
+            cells=tuple((cell.first_line, cell.source) for cell in snippet.cells),
+            timeout=snippet.timeout,
+            dump=os.path.join(self._scratch, "stack.txt"),
+        )
         self._pending[self._next_id] = (snippet, request)
         self._ensure_process().send(request)
         return self._next_id
 
-    def result(self, ticket: int) -> dict:
+    def result(self, ticket: int) -> RunResult | Death:
         while ticket not in self._done:
             self._pump()
         return self._done.pop(ticket)
@@ -148,14 +150,14 @@ class Runner:
             return
         if message is None:
             self._check_deadline(process)
-        elif "ready" in message:
-            self.import_seconds = message["import_seconds"]
-        elif "started" in message:
-            self._running = (message["started"], time.monotonic())
+        elif isinstance(message, Ready):
+            self.import_seconds = message.import_seconds
+        elif isinstance(message, Started):
+            self._running = (message.id, time.monotonic())
         else:
             self._running = None
-            self._pending.pop(message["id"], None)
-            self._done[message["id"]] = message
+            self._pending.pop(message.id, None)
+            self._done[message.id] = message
 
     def _check_deadline(self, process: _Process) -> None:
         if self._running is None:
@@ -182,14 +184,12 @@ class Runner:
             return
         self._running = None
         snippet, _ = self._pending.pop(ticket)
-        self._done[ticket] = {
-            "id": ticket,
-            "died": True,
-            "timed_out": timed_out or stack.startswith("Timeout"),
-            "stack": stack,
-            "exit_code": process.proc.returncode,
-            "import_seconds": self.import_seconds,
-        }
+        self._done[ticket] = Death(
+            id=ticket,
+            timed_out=timed_out or stack.startswith("Timeout"),
+            stack=stack,
+            exit_code=process.proc.returncode,
+        )
         self.import_seconds = None
         for _snippet, request in self._pending.values():
             self._ensure_process().send(request)  # the others never ran: retry them afresh

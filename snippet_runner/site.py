@@ -19,9 +19,10 @@ import tempfile
 from pathlib import Path
 
 from snippet_runner import chromium
+from snippet_runner.project import PdfTarget, Project
 
 
-def build(site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> int:
+def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> int:
     site_dir = site_dir.resolve()
     staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
     umask = os.umask(0)
@@ -30,7 +31,7 @@ def build(site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> i
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(staging)]
     code = subprocess.call(command, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     if code == 0:
-        code = _print_pdf(staging, site_dir.name, config)
+        code = _print_pdf(staging, site_dir.name, project.pdf)
     if code != 0:
         shutil.rmtree(staging, ignore_errors=True)
         kept = "left as it was" if site_dir.exists() else "not created"
@@ -41,22 +42,10 @@ def build(site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> i
     return 0
 
 
-def pdf_target(config: Path) -> tuple[str, str] | None:
-    """(print page basename, PDF path) inside the site, from the print-site plugin's settings,
-    or None when the plugin is off or names no PDF."""
-    from mkdocs.config import load_config
-
-    plugin = load_config(str(config)).plugins.get("print-site")
-    if plugin is None or not plugin.config.get("enabled") or not plugin.config.get("path_to_pdf"):
-        return None
-    return plugin.config["print_page_basename"], plugin.config["path_to_pdf"]
-
-
-def _print_pdf(staging: Path, shown_as: str, config: Path) -> int:
-    target = pdf_target(config)
+def _print_pdf(staging: Path, shown_as: str, target: PdfTarget | None) -> int:
     if target is None:
         return 0
-    basename, pdf_rel = target
+    basename, pdf_rel = target.print_page, target.path
     if chromium.find() is None:
         print(
             f"\nPDF SKIPPED: {shown_as}/{pdf_rel} was not written. {chromium.missing()}, then run `make site`"

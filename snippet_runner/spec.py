@@ -44,6 +44,12 @@ class Cell:
     source: str
 
 
+def approved_rel(rel: str) -> str:
+    """The approved output of snippet ``rel``, relative to the snippets folder: the one place
+    that decides ``page/example.py`` is approved by ``page/example.out``."""
+    return rel.removesuffix(".py") + ".out"
+
+
 @dataclass(frozen=True)
 class Snippet:
     path: Path  # absolute
@@ -53,19 +59,25 @@ class Snippet:
     raises: ExpectedError | None = None
     cells: tuple[Cell, ...] = ()
     local_modules: tuple[Path, ...] = field(default=())
+    folder: str = "snippets"  # the snippets folder as messages name it
 
     @property
     def expected_output_path(self) -> Path:
-        return self.path.with_suffix(".out")
+        return self.path.parent / Path(approved_rel(self.rel)).name
+
+    @property
+    def approved_name(self) -> str:
+        """The approved output as messages name it: ``snippets/page/example.out``."""
+        return f"{self.folder}/{approved_rel(self.rel)}"
 
     def loc(self, line: int = 1) -> str:
-        return f"snippets/{self.rel}:{line}"
+        return f"{self.folder}/{self.rel}:{line}"
 
 
-def load(snippets_dir: Path, rel: str) -> Snippet:
+def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
     """Parse ``snippets_dir/rel``; raise ``SnippetError`` naming ``file:line`` on any bad input."""
     path = (snippets_dir / rel).resolve()
-    location = f"snippets/{rel}:1"
+    location = f"{shown_as}/{rel}:1"
     if not path.is_file():
         raise SnippetError(location, "snippet file does not exist")
     if path.suffix != ".py":
@@ -74,8 +86,8 @@ def load(snippets_dir: Path, rel: str) -> Snippet:
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
-        raise SnippetError(f"snippets/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
-    timeout, raises = _settings(source, rel)
+        raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
+    timeout, raises = _settings(source, f"{shown_as}/{rel}")
     return Snippet(
         path=path,
         rel=rel,
@@ -84,10 +96,11 @@ def load(snippets_dir: Path, rel: str) -> Snippet:
         raises=raises,
         cells=split_cells(source),
         local_modules=tuple(_local_modules(tree, path.parent)),
+        folder=shown_as,
     )
 
 
-def _settings(source: str, rel: str) -> tuple[float, ExpectedError | None]:
+def _settings(source: str, shown: str) -> tuple[float, ExpectedError | None]:
     timeout, raises = DEFAULT_TIMEOUT, None
     for number, line in enumerate(source.splitlines(), start=1):
         match = SETTING.match(line.strip())
@@ -100,7 +113,7 @@ def _settings(source: str, rel: str) -> tuple[float, ExpectedError | None]:
             timeout = float(m["seconds"])
         else:
             raise SnippetError(
-                f"snippets/{rel}:{number}",
+                f"{shown}:{number}",
                 f"unknown setting '# snippet: {body}' (expected 'raises Type: message' or 'timeout SECONDS')",
             )
     return timeout, raises

@@ -6,6 +6,8 @@ own, because file descriptors 1 and 2 belong to the snippets while they run).
 
 A snippet that hangs is stopped by ``faulthandler.dump_traceback_later(exit=True)``: it dumps every
 thread's stack to a file and ends the process, so the parent can name the line that was running.
+A snippet that crashes the process leaves the same kind of dump: ``faulthandler.enable`` writes the
+stack on a fatal signal (a segfault, an abort), and ``os._exit`` is wrapped to write it first.
 """
 
 from __future__ import annotations
@@ -13,20 +15,23 @@ from __future__ import annotations
 import builtins
 import faulthandler
 import importlib
-import json
 import os
 import resource
 import sys
 import time
 import types
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
+from snippet_runner import messages
 from snippet_runner.capture import Terminal, terminal_warnings, trimmed_traceback
 from snippet_runner.isolation import isolated
+from snippet_runner.messages import RaisedError, Ready, RunRequest, RunResult, Started
 
 
-def run_request(request: dict, terminal: Terminal) -> dict:
-    path = Path(request["path"])
+def run_request(request: RunRequest, terminal: Terminal) -> RunResult:
+    path = Path(request.path)
     folder = path.parent
     module = types.ModuleType("__main__")
     module.__dict__.update(__file__=str(path), __builtins__=builtins, __cached__=None)
@@ -34,28 +39,46 @@ def run_request(request: dict, terminal: Terminal) -> dict:
     error = None
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
-    with open(request["dump"], "w") as dump, isolated(folder, path):
+    with open(request.dump, "w") as dump, isolated(folder, path), _stack_on_death(dump, request.timeout):
         sys.modules["__main__"] = module
-        faulthandler.dump_traceback_later(request["timeout"], exit=True, file=dump)
-        try:
-            for first_line, source in request["cells"]:
-                with terminal.capture(), terminal_warnings(folder):
-                    error = _run_cell(source, first_line, path, module.__dict__)
-                outputs.append(terminal.text())
-                if error is not None:
-                    break
-        finally:
-            faulthandler.cancel_dump_traceback_later()
-    return {
-        "id": request["id"],
-        "outputs": outputs,
-        "error": error,
-        "seconds": time.perf_counter() - started,
-        "peak_rss_growth_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
-    }
+        for first_line, source in request.cells:
+            with terminal.capture(), terminal_warnings(folder):
+                error = _run_cell(source, first_line, path, module.__dict__)
+            outputs.append(terminal.text())
+            if error is not None:
+                break
+    return RunResult(
+        id=request.id,
+        outputs=tuple(outputs),
+        error=error,
+        seconds=time.perf_counter() - started,
+        peak_rss_growth_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
+    )
 
 
-def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> dict | None:
+@contextmanager
+def _stack_on_death(dump, timeout: float) -> Iterator[None]:
+    """While a snippet runs, any way the process may end writes the running stack to ``dump``."""
+    real_exit = os._exit
+
+    def exit_with_stack(status):
+        dump.write(f"os._exit({status}) was called\n\n")
+        dump.flush()
+        faulthandler.dump_traceback(file=dump, all_threads=False)
+        real_exit(status)
+
+    os._exit = exit_with_stack
+    faulthandler.enable(file=dump, all_threads=False)
+    faulthandler.dump_traceback_later(timeout, exit=True, file=dump)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        faulthandler.disable()
+        os._exit = real_exit
+
+
+def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> RaisedError | None:
     try:
         code = compile("\n" * (first_line - 1) + source, str(path), "exec")
         exec(code, namespace)
@@ -68,16 +91,11 @@ def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> dict
     return None
 
 
-def _describe(exc: BaseException, script: Path) -> dict:
+def _describe(exc: BaseException, script: Path) -> RaisedError:
     text, line = trimmed_traceback(exc, script)
     sys.stderr.write(text)
     cls = type(exc)
-    return {
-        "type": cls.__name__,
-        "qualified": f"{cls.__module__}.{cls.__qualname__}",
-        "message": str(exc),
-        "line": line,
-    }
+    return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
 
 
 def main() -> None:
@@ -87,12 +105,12 @@ def main() -> None:
     started = time.perf_counter()
     for name in preload:
         importlib.import_module(name)
-    results.write(json.dumps({"ready": True, "import_seconds": time.perf_counter() - started}) + "\n")
+    results.write(messages.dumps(Ready(import_seconds=time.perf_counter() - started)) + "\n")
     terminal = Terminal()
     for line in sys.stdin:
-        request = json.loads(line)
-        results.write(json.dumps({"started": request["id"]}) + "\n")
-        results.write(json.dumps(run_request(request, terminal)) + "\n")
+        request = messages.loads(line)
+        results.write(messages.dumps(Started(request.id)) + "\n")
+        results.write(messages.dumps(run_request(request, terminal)) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,15 @@
-"""Where the real chapter lives, for the tests that check it (not the engine tests)."""
+"""The real chapter, as the project model sees it, for the tests that check it (not the engine tests)."""
 
 from pathlib import Path
 
-from snippet_runner import catalog
+from snippet_runner.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
-SNIPPETS = ROOT / "snippets"
-DOCS = ROOT / "docs"
+PROJECT = Project.load(ROOT / "mkdocs.yml")
+SNIPPETS = PROJECT.snippets_dir
+DOCS = PROJECT.docs_dir
 
 
 def chapter_snippets() -> list[str]:
     """Every snippet the site shows: page includes, then exercise notebooks."""
-    return list(catalog.includes_by_snippet(DOCS)) + list(catalog.notebook_scripts(ROOT))
+    return list(PROJECT.shown())

@@ -1,12 +1,14 @@
-"""Fixtures shared by the tests: the repository's folders, and throwaway snippet folders."""
+"""Fixtures shared by the tests: the real chapter, built once, and throwaway projects and snippets."""
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from chapter import ROOT, SNIPPETS, chapter_snippets
+from chapter import PROJECT, ROOT, chapter_snippets
+from snippet_runner.scratch import ScratchProject
 
 
 @pytest.fixture
@@ -24,15 +26,21 @@ def write_snippet(tmp_path):
     return write
 
 
+@pytest.fixture
+def scratch(tmp_path) -> ScratchProject:
+    """A small project of one page that includes ``page/hello.py`` (prints ``hello``, approved)."""
+    return ScratchProject.minimal(tmp_path)
+
+
 @pytest.fixture(scope="session")
 def fresh_runs():
     """One fresh run (no cache) of every chapter snippet, in one worker, checked strictly.
 
     Returns ``{rel: Outcome or SnippetError}`` so each test reports its own snippet.
     """
-    from snippet_runner import Engine, SnippetError
+    from snippet_runner import SnippetError
 
-    engine = Engine(SNIPPETS, cache_dir=None, approval_mode="strict")
+    engine = PROJECT.engine(approval="strict", cached=False)
     results = {}
     try:
         rels = chapter_snippets()

@@ -2,10 +2,11 @@
 
 from chapter import ROOT
 from snippet_runner import bench
+from snippet_runner.scratch import ScratchProject
 
 
 def test_the_copy_holds_everything_a_build_reads_and_no_caches(tmp_path):
-    project = bench._copy_project(ROOT, tmp_path)
+    project = ScratchProject.copy_of(ROOT, tmp_path).root
     for needed in ("mkdocs.yml", "docs/index.md", "snippets/chain_rule/autograd_check.py", "overrides"):
         assert (project / needed).exists(), needed
     for skipped in (".git", ".venv", "node_modules", ".cache", "site"):

@@ -4,70 +4,28 @@ Each bad input must stop the build with one message naming the page line and the
 file:line, and leave the previous site/ untouched.
 """
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
-CONFIG = """
-site_name: fixture
-theme: mkdocs
-strict: true
-plugins:
-  - snippet-runner:
-      preload: []
-"""
+from snippet_runner.scratch import serving
 
 
-@pytest.fixture
-def project(tmp_path):
-    (tmp_path / "mkdocs.yml").write_text(CONFIG)
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "snippets" / "page").mkdir(parents=True)
-
-    def write(rel, text):
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-        return path
-
-    def build(**env):
-        result = subprocess.run(
-            [sys.executable, "-m", "snippet_runner", "site"],
-            cwd=tmp_path,
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-        )
-        return result.returncode, result.stdout + result.stderr
-
-    write("docs/index.md", "# Page\n\nIntro.\n\n{{ run page/hello.py }}\n")
-    write("snippets/page/hello.py", "print('hello')\n")
-    write("snippets/page/hello.out", "hello\n")
-    project = type("Project", (), {})()
-    project.root, project.write, project.build = tmp_path, write, build
-    return project
-
-
-def test_good_build_shows_code_and_output(project):
-    code, log = project.build()
+def test_good_build_shows_code_and_output(scratch):
+    code, log = scratch.build()
     assert code == 0, log
-    html = (project.root / "site" / "index.html").read_text()
+    html = (scratch.root / "site" / "index.html").read_text()
     assert "snippets/page/hello.py" in html and "snippet-output" in html
     assert "snippets: 1 run, 0 from cache" in log
 
 
-def test_second_build_runs_nothing_and_an_edit_reruns_one(project):
-    project.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/other.py }}\n")
-    project.write("snippets/page/other.py", "print('other')\n")
-    project.write("snippets/page/other.out", "other\n")
-    assert project.build()[0] == 0
-    code, log = project.build()
+def test_second_build_runs_nothing_and_an_edit_reruns_one(scratch):
+    scratch.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/other.py }}\n")
+    scratch.write("snippets/page/other.py", "print('other')\n")
+    scratch.write("snippets/page/other.out", "other\n")
+    assert scratch.build()[0] == 0
+    code, log = scratch.build()
     assert code == 0 and "snippets: 0 run, 2 from cache" in log
-    project.write("snippets/page/other.py", "print('other')  # a comment changes the bytes\n")
-    code, log = project.build()
+    scratch.write("snippets/page/other.py", "print('other')  # a comment changes the bytes\n")
+    code, log = scratch.build()
     assert code == 0 and "snippets: 1 run, 1 from cache" in log
 
 
@@ -106,76 +64,62 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(project, case):
-    assert project.build()[0] == 0
-    before = (project.root / "site" / "index.html").read_text()
+def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(scratch, case):
+    assert scratch.build()[0] == 0
+    before = (scratch.root / "site" / "index.html").read_text()
     include, code, expected = BAD_INPUTS[case]
     if code is not None:
-        project.write("snippets/page/bad.py", code)
-    project.write("docs/index.md", f"# Page\n\n{include}\n")
-    status, log = project.build()
+        scratch.write("snippets/page/bad.py", code)
+    scratch.write("docs/index.md", f"# Page\n\n{include}\n")
+    status, log = scratch.build()
     assert status != 0
     assert expected in log
     assert "site/ was left as it was" in log
-    assert (project.root / "site" / "index.html").read_text() == before
-    assert not list(project.root.glob("site.staging-*"))
+    assert (scratch.root / "site" / "index.html").read_text() == before
+    assert not list(scratch.root.glob("site.staging-*"))
 
 
-def test_changed_output_fails_the_build_with_a_diff(project):
-    project.write("snippets/page/hello.py", "print('hello, changed')\n")
-    status, log = project.build()
+def test_changed_output_fails_the_build_with_a_diff(scratch):
+    scratch.write("snippets/page/hello.py", "print('hello, changed')\n")
+    status, log = scratch.build()
     assert status != 0
     assert "docs/index.md:5: snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out" in log
     assert "-hello\n+hello, changed" in log
 
 
-def test_serve_mode_shows_unapproved_output_with_a_warning(project):
-    project.write("snippets/page/hello.py", "print('hello, changed')\n")
-    status, log = project.build(SNIPPETS_APPROVAL="warn")
+def test_serve_mode_shows_unapproved_output_with_a_warning(scratch):
+    scratch.write("snippets/page/hello.py", "print('hello, changed')\n")
+    status, log = scratch.build(SNIPPETS_APPROVAL="warn")
     assert status == 0, log
-    html = (project.root / "site" / "index.html").read_text()
+    html = (scratch.root / "site" / "index.html").read_text()
     assert "Output not yet approved" in html
     assert "hello, changed" in html
 
 
-def test_execution_off_shows_code_only(project):
-    status, log = project.build(SNIPPETS_EXECUTE="0")
+def test_execution_off_shows_code_only(scratch):
+    status, log = scratch.build(SNIPPETS_EXECUTE="0")
     assert status == 0, log
-    html = (project.root / "site" / "index.html").read_text()
+    html = (scratch.root / "site" / "index.html").read_text()
     assert "snippets/page/hello.py" in html and "snippet-output" not in html
 
 
-def test_serve_watches_snippets_and_reuses_one_warm_worker_across_rebuilds(project, monkeypatch):
+def test_serve_watches_snippets_and_reuses_one_warm_worker_across_rebuilds(scratch):
     """What `mkdocs serve` does on an edit: reload the config, rebuild in the same process."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    monkeypatch.chdir(project.root)
-    config_file = str(project.root / "mkdocs.yml")
-    config = load_config(config_file, site_dir=str(project.root / "served"))
-    config.plugins.on_startup(command="serve", dirty=False)
-    plugin = config.plugins["snippet-runner"]
-    try:
-        build(config)
-        assert str(project.root / "snippets") in config.watch
-        project.write("snippets/page/hello.py", "print('hello, edited')\n")
-        config = load_config(config_file, site_dir=str(project.root / "served"))
-        assert config.plugins["snippet-runner"] is plugin
-        build(config)
+    with serving(scratch.root, scratch.root / "served") as served:
+        plugin = served.rebuild()
+        assert str(scratch.root / "snippets") in served.config.watch
+        scratch.write("snippets/page/hello.py", "print('hello, edited')\n")
+        assert served.rebuild() is plugin
         assert [(r.rel, r.cached) for r in plugin.engine.records] == [("page/hello.py", False)]
         assert plugin.engine.runner.workers_started == 1
-        html = (project.root / "served" / "index.html").read_text()
+        html = (scratch.root / "served" / "index.html").read_text()
         assert "hello, edited" in html and "Output not yet approved" in html
-    finally:
-        config.plugins.on_shutdown()
 
 
-def test_make_accept_rewrites_expectations_from_fresh_runs(project):
-    project.write("snippets/page/hello.py", "print('hello, accepted')\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "snippet_runner", "accept"], cwd=project.root, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert "updated snippets/page/hello.out" in done.stdout
-    assert (project.root / "snippets" / "page" / "hello.out").read_text() == "hello, accepted\n"
-    assert project.build()[0] == 0
+def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
+    scratch.write("snippets/page/hello.py", "print('hello, accepted')\n")
+    code, log = scratch.accept()
+    assert code == 0, log
+    assert "updated snippets/page/hello.out" in log
+    assert (scratch.root / "snippets" / "page" / "hello.out").read_text() == "hello, accepted\n"
+    assert scratch.build()[0] == 0

@@ -2,12 +2,12 @@
 
 import re
 
-from chapter import DOCS, ROOT, SNIPPETS
-from snippet_runner import catalog
+from chapter import DOCS, PROJECT, ROOT, SNIPPETS
+from snippet_runner.spec import approved_rel
 
 
 def test_snippet_folders_mirror_the_pages_that_include_them():
-    for rel, pages in catalog.includes_by_snippet(DOCS).items():
+    for rel, pages in PROJECT.includes().items():
         folder = rel.split("/")[0]
         for page in pages:
             page_name = page.split(":")[0].removeprefix("docs/").removesuffix(".md").replace("-", "_")
@@ -15,13 +15,14 @@ def test_snippet_folders_mirror_the_pages_that_include_them():
 
 
 def test_every_snippet_is_shown_somewhere_and_has_an_approved_output():
-    shown = set(catalog.includes_by_snippet(DOCS)) | set(catalog.notebook_scripts(ROOT))
-    files = set(catalog.snippet_files(SNIPPETS))
+    shown = set(PROJECT.shown())
+    files = set(PROJECT.snippet_files())
     assert files == shown, f"not shown on any page: {sorted(files - shown)}"
-    for rel in files:
-        assert (SNIPPETS / rel).with_suffix(".out").is_file(), f"{rel} has no approved output"
-    outs = {p.relative_to(SNIPPETS).with_suffix(".py").as_posix() for p in SNIPPETS.rglob("*.out")}
-    assert outs == files, f"approved outputs without a snippet: {sorted(outs - files)}"
+    approved = {approved_rel(rel) for rel in files}
+    for rel in approved:
+        assert (SNIPPETS / rel).is_file(), f"{rel} is missing"
+    outs = {p.relative_to(SNIPPETS).as_posix() for p in SNIPPETS.rglob("*.out")}
+    assert outs == approved, f"approved outputs without a snippet: {sorted(outs - approved)}"
 
 
 OUTPUT_LIKE = re.compile(

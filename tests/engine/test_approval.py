@@ -62,3 +62,14 @@ def test_accept_writes_the_fresh_output(write_snippet, run):
     path.with_suffix(".out").write_text("hello\n")
     run("page/hello.py", "accept")
     assert path.with_suffix(".out").read_text() == "hello, world\n"
+
+
+def test_a_changed_input_is_caught_even_when_the_print_line_is_unchanged(write_snippet, run):
+    path = write_snippet("page/square.py", "x = 2\nprint(x * x)\n")
+    path.with_suffix(".out").write_text("4\n")
+    assert run("page/square.py", "strict").verdict.approved
+    path.write_text("x = 3\nprint(x * x)\n")
+    with pytest.raises(SnippetError) as caught:
+        run("page/square.py", "strict")
+    assert "output differs from the approved snippets/page/square.out" in str(caught.value)
+    assert "-4\n+9" in caught.value.detail

@@ -58,5 +58,25 @@ def test_key_covers_python_torch_and_engine_versions(write_snippet, monkeypatch)
 
     assert key_with(**{"snippet_runner.cache.platform.python_version": lambda: "3.99.0"}) != original
     assert key_with(**{"snippet_runner.cache.metadata.version": lambda name: "9.9.9"}) != original
-    assert key_with(**{"snippet_runner.cache._ENGINE_MODULES": ("worker.py",)}) != original
     assert key_with() == original
+
+
+def test_key_covers_every_engine_source_file_even_a_new_one(tmp_path):
+    """Nothing lists the engine's modules by hand: a module added to the package changes the key."""
+    import shutil
+
+    package = tmp_path / "package"
+    shutil.copytree(cache.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = cache.environment_fingerprint(("torch",), package)
+    (package / "brand_new_module.py").write_text("VALUE = 1\n")
+    after_new = cache.environment_fingerprint.__wrapped__(("torch",), package)
+    (package / "brand_new_module.py").write_text("VALUE = 2\n")
+    after_edit = cache.environment_fingerprint.__wrapped__(("torch",), package)
+    assert len({before, after_new, after_edit}) == 3
+
+
+def test_a_truncated_or_foreign_cache_entry_is_run_again(project, tmp_path):
+    project()
+    for entry in (tmp_path / "cache").rglob("*.json"):
+        entry.write_text(entry.read_text()[:20])  # truncated mid-write, or from another engine
+    assert project()[0] == {"page/a.py": False, "page/b.py": False}

@@ -28,7 +28,7 @@ print("never printed")
 def test_declared_error_shows_output_then_trimmed_traceback(write_snippet, engine):
     write_snippet("page/twice.py", BACKWARD_TWICE)
     outcome = engine.run("page/twice.py")
-    assert outcome.error["type"] == "RuntimeError"
+    assert outcome.error.type == "RuntimeError"
     assert outcome.output.startswith(
         "first: tensor(4.)\n"
         "Traceback (most recent call last):\n"
@@ -131,3 +131,24 @@ def test_memory_address_in_output_is_refused(write_snippet, engine):
     write_snippet("page/addr.py", "print(object())\n")
     with pytest.raises(SnippetError, match="memory address"):
         engine.run("page/addr.py")
+
+
+@pytest.mark.parametrize(
+    "how, crash",
+    [
+        ("segfault", "import ctypes\nctypes.string_at(0)"),
+        ("os._exit", "import os\nos._exit(3)"),
+    ],
+)
+def test_a_crash_names_the_line_where_it_died_with_the_stack(write_snippet, engine, how, crash):
+    write_snippet("page/helper.py", f"def boom():\n    {crash.splitlines()[0]}\n    {crash.splitlines()[1]}\n")
+    write_snippet("page/crash.py", "import helper\nprint('before the crash')\n\nhelper.boom()\nprint('never')\n")
+    write_snippet("page/after.py", "print('the next snippet still runs')\n")
+    engine.prefetch(["page/crash.py", "page/after.py"])
+    with pytest.raises(SnippetError) as caught:
+        engine.run("page/crash.py")
+    error = caught.value
+    assert str(error).startswith("snippets/page/crash.py:4: the process running this snippet died here"), how
+    assert 'File "crash.py", line 4' in error.detail  # the stack, the snippet's own frames
+    assert 'File "helper.py", line 3' in error.detail
+    assert engine.run("page/after.py").output == "the next snippet still runs\n"

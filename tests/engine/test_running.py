@@ -119,22 +119,29 @@ def test_torch_warning_is_shown_like_a_terminal_with_the_snippet_line(write_snip
     assert "site-packages" not in output and "snippet_runner" not in output
 
 
-def test_warning_raised_inside_a_library_points_at_the_snippet(write_snippet, engine):
+def test_warning_raised_inside_a_library_points_at_the_snippet(write_snippet, engine, tmp_path):
+    """The library warns about its own line (stacklevel=1), outside the snippet's folder; the reader
+    is shown the snippet line that called it, as the code they can change."""
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "noisy.py").write_text(
+        "import warnings\n\n\ndef compute():\n    warnings.warn('careful', UserWarning, stacklevel=1)\n    return 1\n"
+    )
     write_snippet(
         "page/lib_warning.py",
-        """
-        import warnings
-        import json
+        f"""
+        import sys
+        sys.path.insert(0, {str(library)!r})
+        import noisy
 
-        def deep():
-            warnings.warn("careful", UserWarning, stacklevel=1)
-
-        json.loads("[1]", object_hook=None)
-        deep()
+        value = noisy.compute()
+        print("value:", value)
         """,
     )
     output = engine.run("page/lib_warning.py").output
-    assert output.startswith("lib_warning.py:5: UserWarning: careful\n")
+    assert output.startswith("lib_warning.py:5: UserWarning: careful\n  value = noisy.compute()\n"), output
+    assert "noisy.py" not in output and str(library) not in output
+    assert output.endswith("value: 1\n")
 
 
 def test_warning_from_library_code_is_attributed_to_the_calling_line(write_snippet, engine):

@@ -7,6 +7,9 @@ candidates: the first runs code inside the MkDocs process with no cache, no expe
 no warnings captured; the second only includes text. Neither can run through our engine.
 
 Lines inside fenced code blocks are left alone, so a page can show the directive itself.
+
+This module is plain text in, text out; :mod:`snippet_runner.extension` makes it a Python-Markdown
+extension, which is how MkDocs (and any other builder that runs Python-Markdown) expands pages.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 
 from snippet_runner.engine import Engine, Outcome
 from snippet_runner.errors import SnippetError
+from snippet_runner.spec import SETTING
 
 DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\{\{\s*run\s+(?P<rel>[\w.-]+(?:/[\w.-]+)*\.py)\s*\}\}\s*$")
 LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{")
@@ -65,22 +69,36 @@ def expand(markdown: str, page: str, engine: Engine) -> str:
 
 def render(outcome: Outcome) -> list[str]:
     snippet = outcome.snippet
-    out = _fenced(snippet.source, f'python title="snippets/{snippet.rel}" linenums="1"')
+    first, code = shown_code(snippet.source)
+    out = _fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
     verdict = outcome.verdict
     if verdict is None:
         return out  # execution switched off: code only
     if not verdict.approved:
-        out += [""] + _unapproved_warning(snippet.rel, verdict)
+        out += [""] + _unapproved_warning(snippet.approved_name, verdict)
     if outcome.output:
         title = "Output"
         if outcome.error:
-            title = f"Output: raises {outcome.error['type']}, as intended"
+            title = f"Output: raises {outcome.error.type}, as intended"
         out += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
     return out
 
 
-def _unapproved_warning(rel: str, verdict) -> list[str]:
-    approved = f"snippets/{rel[:-3]}.out"
+def shown_code(source: str) -> tuple[int, str]:
+    """The code a reader sees, and the file line it starts at: the engine's ``# snippet:`` lines
+    (and the blank lines after them) at the top of the file are for the build, not the reader.
+    Numbering starts where the shown code starts, so a traceback's line numbers still match."""
+    lines = source.splitlines(keepends=True)
+    skip = 0
+    while skip < len(lines) and SETTING.match(lines[skip].strip()):
+        skip += 1
+    if skip:
+        while skip < len(lines) and not lines[skip].strip():
+            skip += 1
+    return skip + 1, "".join(lines[skip:])
+
+
+def _unapproved_warning(approved: str, verdict) -> list[str]:
     if verdict.missing:
         why = f"This snippet has no approved output yet (`{approved}` is missing)."
     else:

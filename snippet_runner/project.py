@@ -1,0 +1,168 @@
+"""The project model: every setting of the engine, and which snippets the site shows, in one object.
+
+Settings are written once, in ``mkdocs.yml`` under the ``snippet-runner`` plugin, and MkDocs
+validates them (``SnippetRunnerConfig``). The plugin builds a :class:`Project` from its validated
+configuration; the CLI (``make accept``), the test suite and ``make bench`` load the same file the
+same way (:meth:`Project.load`), so none of them can drift from what the build does.
+
+The pages are the source of truth for what runs: a snippet is whatever a page includes, plus the
+scripts of the notebook folders. :meth:`Project.shown` works that out once, for everybody.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+
+from snippet_runner.includes import find_includes
+
+PLUGIN = "snippet-runner"
+
+
+class SnippetRunnerConfig(Config):
+    """What ``mkdocs.yml`` may set under ``plugins: - snippet-runner:``, validated by MkDocs."""
+
+    snippets_dir = c.Type(str, default="snippets")
+    cache_dir = c.Type(str, default=".cache/snippets")
+    approval = c.Choice(("strict", "warn", "accept"), default="strict")
+    execute = c.Type(bool, default=True)
+    preload = c.ListOfItems(c.Type(str), default=["torch"])
+    # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
+    notebooks = c.Type(dict, default={})
+    notebook_dir = c.Type(str, default=".cache/notebooks")
+    # search ranking of the generated notebooks (Material's per-page boost; 1 is neutral)
+    notebook_search_boost = c.Type((int, float), default=1.0)
+    # a snippet whose output describes the build; templates see it as config.extra.build_info
+    build_info = c.Optional(c.Type(str))
+
+
+@dataclass(frozen=True)
+class PdfTarget:
+    """Where the print-site plugin's one-page chapter is, and where ``make site`` prints it."""
+
+    print_page: str  # basename of the print page in the site, e.g. "print_page"
+    path: str  # the PDF, relative to the site, e.g. "pdf/autograd-part2.pdf"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    docs_dir: Path
+    snippets_dir: Path
+    cache_dir: Path
+    notebook_dir: Path
+    preload: tuple[str, ...] = ("torch",)
+    approval: str = "strict"
+    execute: bool = True
+    notebooks: dict[str, str] = field(default_factory=dict)  # snippet folder -> docs folder
+    notebook_search_boost: float = 1.0
+    build_info: str | None = None
+    pdf: PdfTarget | None = None
+
+    # -- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, mkdocs_config, plugin_config: SnippetRunnerConfig) -> Project:
+        """From MkDocs' validated configuration: the plugin's own settings and the print-site
+        plugin's PDF target. Paths are relative to the folder that holds ``mkdocs.yml``."""
+        root = Path(mkdocs_config.config_file_path or "mkdocs.yml").resolve().parent
+        return cls(
+            root=root,
+            docs_dir=Path(mkdocs_config.docs_dir).resolve(),
+            snippets_dir=(root / plugin_config.snippets_dir).resolve(),
+            cache_dir=(root / plugin_config.cache_dir).resolve(),
+            notebook_dir=(root / plugin_config.notebook_dir).resolve(),
+            preload=tuple(plugin_config.preload),
+            approval=plugin_config.approval,
+            execute=plugin_config.execute,
+            notebooks=dict(plugin_config.notebooks),
+            notebook_search_boost=plugin_config.notebook_search_boost,
+            build_info=plugin_config.build_info,
+            pdf=_pdf_target(mkdocs_config),
+        )
+
+    @classmethod
+    def load(cls, config_file: Path | str = "mkdocs.yml") -> Project:
+        """Read and validate ``mkdocs.yml`` exactly as a build does (plugins included)."""
+        from mkdocs.config import load_config
+
+        config = load_config(str(config_file))
+        plugin = config.plugins.get(PLUGIN)
+        if plugin is None:
+            raise ValueError(f"{config_file} does not list the {PLUGIN} plugin")
+        return cls.from_config(config, plugin.config)
+
+    # -- names -------------------------------------------------------------------------------
+
+    def shown_path(self, path: Path) -> str:
+        """A path as messages show it: relative to the project, with forward slashes."""
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    @property
+    def snippets_name(self) -> str:
+        """The snippets folder as messages name it (``snippets``)."""
+        return self.shown_path(self.snippets_dir)
+
+    # -- what the site shows ------------------------------------------------------------------
+
+    def pages(self) -> list[Path]:
+        return sorted(self.docs_dir.rglob("*.md"))
+
+    def includes(self) -> dict[str, list[str]]:
+        """``{"chain_rule/by_hand.py": ["docs/chain-rule.md:31", ...]}``, pages in name order."""
+        found: dict[str, list[str]] = defaultdict(list)
+        for page in self.pages():
+            name = self.shown_path(page)
+            for include in find_includes(page.read_text(encoding="utf-8"), name):
+                found[include.rel].append(f"{name}:{include.line}")
+        return dict(found)
+
+    def notebook_pages(self) -> dict[str, str]:
+        """``{"exercises/exercise_1.py": "exercises/exercise_1.ipynb"}``: each script of a notebook
+        folder, and the page (relative to the docs folder) it becomes."""
+        found = {}
+        for folder, docs_folder in self.notebooks.items():
+            for script in sorted((self.snippets_dir / folder).glob("*.py")):
+                found[f"{folder.strip('/')}/{script.name}"] = f"{docs_folder.strip('/')}/{script.stem}.ipynb"
+        return found
+
+    def shown(self) -> dict[str, list[str]]:
+        """Every snippet the site shows, and where: page includes first, then the notebooks."""
+        shown = self.includes()
+        docs = self.shown_path(self.docs_dir)
+        for rel, page in self.notebook_pages().items():
+            shown.setdefault(rel, []).append(f"{docs}/{page}")
+        return shown
+
+    def snippet_files(self) -> list[str]:
+        """Every ``.py`` file in the snippets folder, relative to it, sorted."""
+        return sorted(p.relative_to(self.snippets_dir).as_posix() for p in self.snippets_dir.rglob("*.py"))
+
+    # -- the engine ---------------------------------------------------------------------------
+
+    def engine(self, *, approval: str | None = None, cached: bool = True, execute: bool | None = None):
+        """An :class:`~snippet_runner.engine.Engine` with this project's settings."""
+        from snippet_runner.engine import Engine
+
+        return Engine(
+            self.snippets_dir,
+            self.cache_dir if cached else None,
+            approval_mode=approval or self.approval,
+            execute=self.execute if execute is None else execute,
+            preload=self.preload,
+            shown_as=self.snippets_name,
+        )
+
+
+def _pdf_target(mkdocs_config) -> PdfTarget | None:
+    plugin = mkdocs_config.plugins.get("print-site")
+    if plugin is None or not plugin.config.get("enabled") or not plugin.config.get("path_to_pdf"):
+        return None
+    return PdfTarget(plugin.config["print_page_basename"], plugin.config["path_to_pdf"])
