@@ -10,7 +10,7 @@ export NO_MKDOCS_2_WARNING := 1
 VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.copied
 
-.PHONY: serve site test accept bench clean
+.PHONY: serve site test lint accept bench clean
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,8 +38,13 @@ serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits,
 site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replaces the old site only if all succeeds)
 	$(PY) -m snippet_runner site
 
-test: $(READY) $(ASSETS)  ## the whole test suite
-	$(PY) -m pytest
+test: lint $(ASSETS)  ## the whole test suite, after the lint checks
+	$(PY) -m pytest -n auto --dist loadgroup
+
+lint: $(READY)  ## ruff's lint and format checks, and actionlint on the GitHub workflow
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/actionlint
 
 accept: $(READY)  ## re-run every snippet and approve its output; review with `git diff snippets/`
 	$(PY) -m snippet_runner accept

@@ -56,17 +56,27 @@ def fresh_runs():
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """The real site, built once per test session with `python -m snippet_runner site` (strict)."""
+def built_site(tmp_path_factory, worker_id):
+    """The real site, built once per test run with `python -m snippet_runner site` (strict, PDF
+    included), however many pytest-xdist workers share the run: the first builds, under a file
+    lock, and the others read what it built (or the log of why it failed)."""
     import subprocess
     import sys
 
-    site = tmp_path_factory.mktemp("built") / "site"
-    result = subprocess.run(
-        [sys.executable, "-m", "snippet_runner", "site", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    site, log = shared / "built" / "site", shared / "built" / "build.log"
+    with FileLock(str(shared / "built.lock")):
+        if not log.exists():
+            log.parent.mkdir(exist_ok=True)
+            result = subprocess.run(
+                [sys.executable, "-m", "snippet_runner", "site", "--site-dir", str(site)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            )
+            log.write_text(f"exit {result.returncode}\n{result.stdout}{result.stderr}")
+    text = log.read_text()
+    assert text.startswith("exit 0\n"), text
     return site
