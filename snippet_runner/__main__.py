@@ -48,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
     args = parser.parse_args(argv)
-    project = Project.load(args.config_file)
+    try:
+        project = Project.load(args.config_file)
+    except SnippetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     if args.command == "site":
         return site.build(project, args.site_dir, args.config_file)
     return accept(project, args.snippets)

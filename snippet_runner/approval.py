@@ -11,7 +11,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from snippet_runner.spec import read_text
+
 MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
+# id(obj) in CPython is the object's address: on 64-bit Linux, user-space addresses lie between
+# 2**40 and 2**47, which print as 13 to 15 decimal digits.
+DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,7 @@ class Verdict:
 
 def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
     try:
-        expected = expected_path.read_text(encoding="utf-8")
+        expected = read_text(expected_path, display_name)
     except FileNotFoundError:
         return Verdict(approved=False, missing=True)
     if expected == actual:
@@ -41,7 +46,7 @@ def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
 def write(expected_path: Path, actual: str) -> bool:
     """Approve ``actual``; return whether the file changed."""
     try:
-        if expected_path.read_text(encoding="utf-8") == actual:
+        if expected_path.read_bytes() == actual.encode("utf-8"):
             return False
     except FileNotFoundError:
         pass
@@ -49,6 +54,12 @@ def write(expected_path: Path, actual: str) -> bool:
     return True
 
 
-def memory_address(output: str) -> str | None:
-    match = MEMORY_ADDRESS.search(output)
-    return match.group(0) if match else None
+def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
+    """The first memory address printed: (cell, byte offset in that cell's output, the text)."""
+    for cell, output in enumerate(outputs):
+        found = [m for m in MEMORY_ADDRESS.finditer(output)]
+        found += [m for m in DECIMAL_ADDRESS.finditer(output) if 2**40 <= int(m.group(0)) < 2**47]
+        if found:
+            first = min(found, key=lambda m: m.start())
+            return cell, len(output[: first.start()].encode()), first.group(0)
+    return None

@@ -9,6 +9,9 @@ Warnings are printed as Python's default ``showwarning`` prints them, with one c
 raised inside torch (or this engine) is attributed to the innermost line of the snippet that led to
 it, and every path is shown relative to the snippet's folder, as ``python file.py`` run there shows.
 Tracebacks are trimmed the same way, to the snippet's own frames.
+
+Each Python-level write also notes which line of the snippet made it (:attr:`Terminal.marks`), so a
+value that must not appear in an output (a memory address) can be traced to the line that printed it.
 """
 
 from __future__ import annotations
@@ -37,11 +40,13 @@ class Terminal:
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile()
+        self.marks: list[tuple[int, int]] = []  # (byte offset, snippet line) where a write began
 
     @contextmanager
-    def capture(self) -> Iterator[None]:
+    def capture(self, script: Path | None = None) -> Iterator[None]:
         self._file.seek(0)
         self._file.truncate()
+        self.marks = []
         sys.stdout.flush()
         sys.stderr.flush()
         _flush_c_stdio()
@@ -49,8 +54,8 @@ class Terminal:
         saved_streams = sys.stdout, sys.stderr
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
-        sys.stdout = _unbuffered(1)
-        sys.stderr = _unbuffered(2)
+        sys.stdout = _unbuffered(1, script, self.marks)
+        sys.stderr = _unbuffered(2, script, self.marks)
         try:
             yield
         finally:
@@ -66,9 +71,28 @@ class Terminal:
         return self._file.read().decode("utf-8", errors="replace")
 
 
-def _unbuffered(fd: int) -> io.TextIOWrapper:
+class _Marking(io.TextIOWrapper):
+    """An unbuffered text stream on a file descriptor that notes the snippet line of each write."""
+
+    script: str | None = None
+    marks: list[tuple[int, int]]
+
+    def write(self, text: str) -> int:
+        if self.script is not None and text:
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != self.script:
+                frame = frame.f_back
+            if frame is not None and (not self.marks or self.marks[-1][1] != frame.f_lineno):
+                self.marks.append((os.lseek(self.fileno(), 0, os.SEEK_CUR), frame.f_lineno))
+        return super().write(text)
+
+
+def _unbuffered(fd: int, script: Path | None = None, marks: list | None = None) -> io.TextIOWrapper:
     raw = io.FileIO(fd, "w", closefd=False)
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
+    stream = _Marking(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
+    stream.script = str(script) if script is not None else None
+    stream.marks = marks if marks is not None else []
+    return stream
 
 
 def _inside(folder: Path, filename: str) -> bool:

@@ -1,8 +1,10 @@
 """The core the MkDocs plugin, the CLI and the tests share: snippet in, checked output out.
 
-``Engine.run`` loads a snippet, takes its result from the cache or the worker, checks a declared
-exception happened (and no other), and compares the output with the approved copy. Anything a
-reader should not see, because it is wrong or unapproved, becomes a ``SnippetError``.
+``Engine.run`` loads a snippet, takes its result from the cache or the worker, checks it stayed
+within its limits, that a declared exception happened (and no other), that it printed no memory
+address, and compares the output with the approved copy. Anything a reader should not see, because
+it is wrong or unapproved, becomes a ``SnippetError``. Only a result that passed every check is
+cached, so a failure is never replayed from the cache: fixing its cause is enough.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from pathlib import Path
 
 from snippet_runner import approval, spec
 from snippet_runner.cache import ResultCache, key_for
-from snippet_runner.errors import SnippetError
+from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.messages import Death, RaisedError, RunResult
-from snippet_runner.pool import Runner
+from snippet_runner.pool import PreloadError, Runner
 
 APPROVAL_MODES = ("strict", "warn", "accept")
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -54,6 +56,7 @@ class Engine:
         execute: bool = True,
         preload: tuple[str, ...] = ("torch",),
         shown_as: str = "snippets",
+        worker_env: dict[str, str] | None = None,
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
@@ -63,12 +66,15 @@ class Engine:
         self.approval_mode = approval_mode
         self.execute = execute
         self.preload = tuple(preload)
-        self.runner = Runner(self.preload)
+        self.runner = Runner(self.preload, worker_env)
         self.records: list[RunRecord] = []
         self._tickets: dict[str, int] = {}  # cache key -> request already sent to the worker
         # What prefetch already read, handed to the run() that follows it in the same build:
         self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # rel -> (snippet, cache key)
         self._hits: dict[str, RunResult] = {}  # cache key -> the cached result
+        # cache key -> what run() gave in this build, so a snippet run twice in a build (every
+        # page checked first, then rendered) runs once even when its result may not be cached
+        self._memo: dict[str, Outcome | SnippetError] = {}
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -77,6 +83,7 @@ class Engine:
         self.records.clear()
         self._prefetched.clear()
         self._hits.clear()
+        self._memo.clear()
 
     def prefetch(self, rels: list[str]) -> int:
         """Send every snippet that is not cached to the worker now; return how many were sent.
@@ -114,15 +121,29 @@ class Engine:
             key = key_for(snippet, self.preload)
         if not self.execute:
             return Outcome(snippet)
+        if key not in self._memo:
+            try:
+                self._memo[key] = self._run(snippet, key)
+            except SnippetError as error:
+                self._memo[key] = error
+        done = self._memo[key]
+        if isinstance(done, SnippetError):
+            raise done
+        return done
+
+    def _run(self, snippet: spec.Snippet, key: str) -> Outcome:
         result = self._hits.pop(key, None) or (self.cache.get(key) if self._use_cache else None)
         cached = result is not None
         if result is None:
             ticket = self._tickets.pop(key, None) or self.runner.submit(snippet)
-            result = self.runner.result(ticket)
+            try:
+                result = self.runner.result(ticket)
+            except PreloadError as error:
+                raise SetupError("mkdocs.yml (snippet-runner preload)", str(error)) from None
             if isinstance(result, Death):
                 _raise_death(snippet, result)
-            if self.cache is not None:
-                self.cache.put(key, result)
+        self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb))
+        _check_limits(snippet, result)
         outcome = Outcome(
             snippet,
             outputs=result.outputs,
@@ -131,8 +152,9 @@ class Engine:
             seconds=result.seconds,
             peak_rss_growth_kb=result.peak_rss_growth_kb,
         )
-        self.records.append(RunRecord(rel, cached, outcome.seconds, outcome.peak_rss_growth_kb))
-        outcome.verdict = self._judge(outcome)
+        outcome.verdict = self._judge(outcome, result)
+        if not cached and self._use_cache and outcome.verdict.approved:
+            self.cache.put(key, result)  # only now: it passed every check
         return outcome
 
     def close(self) -> None:
@@ -158,13 +180,14 @@ class Engine:
     def _use_cache(self) -> bool:
         return self.cache is not None and self.approval_mode != "accept"
 
-    def _judge(self, outcome: Outcome) -> approval.Verdict:
+    def _judge(self, outcome: Outcome, result: RunResult) -> approval.Verdict:
         snippet = outcome.snippet
-        address = approval.memory_address(outcome.output)
-        if address:
+        found = approval.memory_address(result.outputs)
+        if found:
+            cell, offset, address = found
             raise SnippetError(
-                snippet.loc(),
-                f"output contains a memory address ({address}), which changes on every run;"
+                snippet.loc(_printed_by(result, cell, offset) or 1),
+                f"printed a memory address ({address}), which changes on every run;"
                 " print type(obj).__name__ or a value instead",
             )
         expected = snippet.expected_output_path
@@ -185,6 +208,43 @@ class Engine:
             " If the change is intended, run `make accept` and review the diff.",
             detail=verdict.diff.rstrip("\n"),
         )
+
+
+def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
+    """A run that hit its output or memory limit fails, naming the limit and how to raise it."""
+    printed = sum(len(text.encode()) for text in result.outputs)
+    if printed > snippet.output:
+        last = result.printed_at[-1][2] if result.printed_at else 1
+        raise SnippetError(
+            snippet.loc(last),
+            f"stopped at its output limit of {_size(snippet.output)}; print less, or raise the limit with"
+            f" '# snippet: output {_size(snippet.output * 4)}' at the top of the file",
+            detail="".join(result.outputs),
+        )
+    error = result.error
+    declared = snippet.raises is not None and snippet.raises.type_name in ("MemoryError", "RuntimeError")
+    if error and not declared and (error.type == "MemoryError" or "can't allocate memory" in error.message):
+        raise SnippetError(
+            snippet.loc(error.line or 1),
+            f"stopped at its memory limit of {_size(snippet.memory)} ({error.type}: {error.message.splitlines()[0]});"
+            f" raise it with '# snippet: memory {_size(snippet.memory * 2)}' at the top of the file",
+        )
+
+
+def _size(amount: int) -> str:
+    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if amount >= size:
+            return f"{amount / size:g}{unit}"
+    return f"{amount} bytes"
+
+
+def _printed_by(result: RunResult, cell: int, offset: int) -> int | None:
+    """The snippet line whose print wrote byte ``offset`` of cell ``cell``'s output."""
+    line = None
+    for mark_cell, mark_offset, mark_line in result.printed_at:
+        if (mark_cell, mark_offset) <= (cell, offset):
+            line = mark_line
+    return line
 
 
 def _raise_death(snippet: spec.Snippet, death: Death) -> None:
@@ -228,6 +288,13 @@ def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | 
             )
         return None
     where = snippet.loc(error.line or 1)
+    if expected is None and error.type == "SystemExit":
+        raise SnippetError(
+            where,
+            f"called sys.exit({error.message}), which ends the snippet before its end; remove the call, or"
+            " declare it with '# snippet: raises SystemExit' if stopping early is the point",
+            detail=tail,
+        )
     if expected is None:
         raise SnippetError(where, f"raised an unexpected {error.type}: {error.message}", detail=tail)
     type_ok = expected.type_name in (error.type, error.qualified)

@@ -17,6 +17,10 @@ except ImportError:  # a builder without MkDocs: a plain exception, still with o
     _Base = Exception
 
 
+MAX_DETAIL_LINES = 60
+MAX_DETAIL_CHARS = 8000
+
+
 class SnippetError(_Base):
     """A snippet could not be shown as approved; ``location`` is ``path:line`` of the culprit."""
 
@@ -25,13 +29,48 @@ class SnippetError(_Base):
         self.location = location
         self.message = message
         self.page = page
-        self.detail = detail
+        self.detail = capped(detail)
 
     def on_page(self, page: str) -> "SnippetError":
         """Return the same error, now also naming the page (``docs/x.md:12``) that included it."""
-        return SnippetError(self.location, self.message, page=page, detail=self.detail)
+        return type(self)(self.location, self.message, page=page, detail=self.detail)
 
     def __str__(self) -> str:
         head = f"{self.page}: " if self.page else ""
         text = f"{head}{self.location}: {self.message}"
         return f"{text}\n{self.detail}" if self.detail else text
+
+
+class SnippetErrors(SnippetError):
+    """Several snippets failed: all of them, in the order given (page order), in one message."""
+
+    def __init__(self, errors: list[SnippetError]):
+        first = errors[0]
+        super().__init__(first.location, first.message, page=first.page)
+        self.errors = errors
+
+    def on_page(self, page: str) -> "SnippetErrors":
+        return self
+
+    def __str__(self) -> str:
+        return f"{len(self.errors)} snippets failed, in page order:\n\n" + "\n\n".join(map(str, self.errors))
+
+
+class SetupError(SnippetError):
+    """Nothing can run (the worker cannot preload its modules): reported once, not per snippet."""
+
+    def on_page(self, page: str) -> "SetupError":
+        return self
+
+
+def capped(text: str) -> str:
+    """At most ``MAX_DETAIL_LINES`` lines and ``MAX_DETAIL_CHARS`` characters of ``text``, saying
+    how much was cut: a diff or an output of 50 MB must not become a 50 MB error message."""
+    if "\n… cut:" in text:
+        return text  # already capped (an error passed on with a page added)
+    lines = text.splitlines(keepends=True)
+    kept = "".join(lines[:MAX_DETAIL_LINES])[:MAX_DETAIL_CHARS]
+    if len(kept) == len(text):
+        return text
+    cut_lines = text[len(kept) :].count("\n") + (0 if text.endswith("\n") else 1)
+    return f"{kept.rstrip()}\n… cut: {cut_lines} more lines ({len(text) - len(kept):,} more characters)"

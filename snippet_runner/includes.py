@@ -18,11 +18,12 @@ import re
 from dataclasses import dataclass
 
 from snippet_runner.engine import Engine, Outcome
-from snippet_runner.errors import SnippetError
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.spec import SETTING
 
 DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\{\{\s*run\s+(?P<rel>[\w.-]+(?:/[\w.-]+)*\.py)\s*\}\}\s*$")
-LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{")
+LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{|\{\{\s*run\b")
+INLINE_CODE = re.compile(r"(`+).+?\1")
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
 SYNTAX = "{{ run <page>/<file>.py }}"
 
@@ -49,20 +50,42 @@ def find_includes(markdown: str, page: str) -> list[Include]:
             continue
         if match := DIRECTIVE.match(line):
             includes.append(Include(number, match["indent"], match["rel"]))
-        elif LOOKS_LIKE_DIRECTIVE.match(line):
-            raise SnippetError(f"{page}:{number}", f"malformed include {line.strip()!r}; expected {SYNTAX}")
+        elif LOOKS_LIKE_DIRECTIVE.search(INLINE_CODE.sub("", line)):
+            raise SnippetError(
+                f"{page}:{number}",
+                f"malformed include {line.strip()!r}; expected {SYNTAX} on a line of its own",
+            )
     return includes
+
+
+def run_all(markdown: str, page: str, engine: Engine) -> dict[int, Outcome]:
+    """Run every include on the page, in order: ``{page line: outcome}``. If any fails, raise one
+    ``SnippetError`` that lists every failure on the page, in page order."""
+    outcomes, errors = {}, []
+    for include in find_includes(markdown, page):
+        try:
+            outcomes[include.line] = engine.run(include.rel)
+        except SetupError:
+            raise  # nothing can run: say that once
+        except SnippetError as error:
+            errors.append(error.on_page(f"{page}:{include.line}"))
+    if errors:
+        raise combined(errors)
+    return outcomes
+
+
+def combined(errors: list[SnippetError]) -> SnippetError:
+    """One error for several, listing each (flattened, so pages' lists merge into one)."""
+    flat = [e for error in errors for e in (error.errors if isinstance(error, SnippetErrors) else [error])]
+    return flat[0] if len(flat) == 1 else SnippetErrors(flat)
 
 
 def expand(markdown: str, page: str, engine: Engine) -> str:
     """Replace each include with code and output; errors name the page line and the snippet."""
     lines = markdown.splitlines()
+    outcomes = run_all(markdown, page, engine)
     for include in reversed(find_includes(markdown, page)):
-        try:
-            outcome = engine.run(include.rel)
-        except SnippetError as error:
-            raise error.on_page(f"{page}:{include.line}") from None
-        block = [include.indent + text if text else "" for text in render(outcome)]
+        block = [include.indent + text if text else "" for text in render(outcomes[include.line])]
         lines[include.line - 1 : include.line] = block
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
 

@@ -21,6 +21,8 @@ class RunRequest:
     path: str  # absolute
     cells: tuple[tuple[int, str], ...]  # (first line in the file, source)
     timeout: float
+    memory: int  # bytes it may allocate
+    output: int  # bytes it may print
     dump: str  # where the worker writes the stack if it dies (timeout, crash)
 
 
@@ -43,6 +45,9 @@ class RunResult:
     error: RaisedError | None
     seconds: float
     peak_rss_growth_kb: int
+    # (cell, byte offset in that cell's output, snippet line) where a print from the snippet began,
+    # so a bad value in the output can be traced to the line that printed it
+    printed_at: tuple[tuple[int, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,14 @@ class Death:
     timed_out: bool
     stack: str  # faulthandler's dump, most recent call first
     exit_code: int | None
+
+
+@dataclass(frozen=True)
+class PreloadFailed:
+    """The worker could not import a module it was told to preload; it takes no requests."""
+
+    module: str
+    error: str
 
 
 @dataclass(frozen=True)
@@ -69,11 +82,11 @@ class Started:
     id: int
 
 
-Message = RunRequest | RunResult | Ready | Started
+Message = RunRequest | RunResult | Death | PreloadFailed | Ready | Started
 
 # -- wire format -----------------------------------------------------------------------------
 
-_KINDS = {cls.__name__: cls for cls in (RunRequest, RunResult, Ready, Started)}
+_KINDS = {cls.__name__: cls for cls in (RunRequest, RunResult, Death, PreloadFailed, Ready, Started)}
 
 
 def dumps(message: Message) -> str:
@@ -98,6 +111,7 @@ def _build(cls, data: dict):
         data["cells"] = tuple((int(line), str(source)) for line, source in data["cells"])
     elif cls is RunResult:
         data["outputs"] = tuple(str(text) for text in data["outputs"])
+        data["printed_at"] = tuple((int(c), int(o), int(n)) for c, o, n in data["printed_at"])
         if data["error"] is not None:
             data["error"] = _build(RaisedError, dict(data["error"]))
     return cls(**data)

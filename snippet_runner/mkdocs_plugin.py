@@ -25,10 +25,12 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
 
 from snippet_runner import extension
 from snippet_runner.engine import Engine
-from snippet_runner.errors import SnippetError
+from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.includes import combined, run_all
 from snippet_runner.notebooks import adjust_rendered_page, to_notebook
 from snippet_runner.project import Project, SnippetRunnerConfig
 
@@ -74,16 +76,43 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         return files
 
+    def on_nav(self, nav, *, config, files):
+        self.page_order = [page.file for page in nav.pages]
+        return nav
+
     def on_env(self, env, *, config, files):
-        """Run the ``build_info`` snippet before any page or template needs its output."""
+        """Before any page renders: run every snippet of every page, in reading order, and stop with
+        one message listing every failure; then give templates the ``build_info`` snippet's output."""
+        if not self.engine.execute:
+            return env
+        errors = []
         rel = self.project.build_info
-        if rel and self.engine.execute:
+        if rel:
             try:
-                output = self.engine.run(rel).output
+                config.extra["build_info"] = self.engine.run(rel).output.strip()
             except SnippetError as error:
-                raise PluginError(str(error.on_page("mkdocs.yml (snippet-runner build_info)"))) from None
-            config.extra["build_info"] = output.strip()
+                errors.append(error.on_page("mkdocs.yml (snippet-runner build_info)"))
+        for file in self._reading_order(files):
+            name = self.project.shown_path(self.project.docs_dir / file.src_uri)
+            try:
+                if file.src_uri in self.notebooks:
+                    self.engine.run(self.notebooks[file.src_uri])
+                elif file.src_uri.endswith(".md"):
+                    markdown, _ = get_data(file.content_string)
+                    run_all(markdown, name, self.engine)
+            except SetupError as error:
+                raise PluginError(str(error)) from None
+            except SnippetError as error:
+                errors.append(error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error)
+        if errors:
+            raise PluginError(str(combined(errors))) from None
         return env
+
+    def _reading_order(self, files) -> list:
+        """The pages in the navigation's order, then any page outside it."""
+        in_nav = list(getattr(self, "page_order", []))
+        seen = {file.src_uri for file in in_nav}
+        return in_nav + [file for file in files.documentation_pages() if file.src_uri not in seen]
 
     def on_pre_page(self, page, *, config, files):
         """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it."""

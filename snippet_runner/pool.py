@@ -25,10 +25,12 @@ import time
 from collections import OrderedDict
 
 from snippet_runner import messages
-from snippet_runner.messages import Death, Ready, RunRequest, RunResult, Started
+from snippet_runner.messages import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.spec import Snippet
 
-GRACE_SECONDS = 5.0  # beyond a snippet's own timeout, before the parent kills a worker itself
+# Beyond a snippet's own timeout, before we kill the whole worker; the worker itself stops a child
+# that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
+GRACE_SECONDS = 10.0
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
 
 
@@ -36,11 +38,20 @@ class _WorkerDied(Exception):
     pass
 
 
+class PreloadError(RuntimeError):
+    """The worker could not import a module it must preload: nothing can run."""
+
+    def __init__(self, failed: PreloadFailed):
+        self.failed = failed
+        super().__init__(f"the worker could not import {failed.module!r}, which it preloads: {failed.error}")
+
+
 class _Process:
-    def __init__(self, preload: tuple[str, ...], dump_path: str):
+    def __init__(self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None):
         read_fd, write_fd = os.pipe()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
+            env={**os.environ, **(env or {})},
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             pass_fds=(write_fd,),
@@ -88,8 +99,9 @@ class _Process:
 class Runner:
     """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
 
-    def __init__(self, preload: tuple[str, ...] = ("torch",)):
+    def __init__(self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None):
         self.preload = preload
+        self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
         self._process: _Process | None = None
         self._next_id = 0
@@ -98,6 +110,7 @@ class Runner:
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
         self.workers_started = 0
+        self.preload_failed: PreloadFailed | None = None
 
     def warm_up(self) -> None:
         """Start the worker now, so torch is imported before the first request needs it."""
@@ -116,6 +129,8 @@ class Runner:
             path=str(snippet.path),
             cells=tuple((cell.first_line, cell.source) for cell in snippet.cells),
             timeout=snippet.timeout,
+            memory=snippet.memory,
+            output=snippet.output,
             dump=os.path.join(self._scratch, "stack.txt"),
         )
         self._pending[self._next_id] = (snippet, request)
@@ -123,7 +138,10 @@ class Runner:
         return self._next_id
 
     def result(self, ticket: int) -> RunResult | Death:
+        """The ticket's result; raises ``PreloadError`` if the worker cannot start at all."""
         while ticket not in self._done:
+            if self.preload_failed is not None:
+                raise PreloadError(self.preload_failed)
             self._pump()
         return self._done.pop(ticket)
 
@@ -137,7 +155,7 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"))
+            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env)
             self.workers_started += 1
         return self._process
 
@@ -152,6 +170,8 @@ class Runner:
             self._check_deadline(process)
         elif isinstance(message, Ready):
             self.import_seconds = message.import_seconds
+        elif isinstance(message, PreloadFailed):
+            self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):
             self._running = (message.id, time.monotonic())
         else:
@@ -172,6 +192,8 @@ class Runner:
     def _on_death(self, process: _Process, timed_out: bool) -> None:
         process.kill()
         self._process = None
+        if self.preload_failed is not None:
+            return  # it exited because it cannot start; starting another would fail the same way
         stack = ""
         if os.path.exists(process.dump_path):
             with open(process.dump_path, encoding="utf-8", errors="replace") as f:

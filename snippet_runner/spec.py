@@ -4,6 +4,11 @@ Settings live in comments so the file stays a plain script that ``python file.py
 
     # snippet: raises RuntimeError: backward through the graph a second time
     # snippet: timeout 60
+    # snippet: memory 4GB
+    # snippet: output 2MB
+
+The last three are the snippet's limits (defaults: 30 s, 3 GB, 1 MB). A snippet must be a file
+inside the snippets folder, symlinks resolved: an include can never reach a file elsewhere.
 
 Everything here is static (``ast``), so a syntax error is reported before any worker starts.
 """
@@ -11,6 +16,7 @@ Everything here is static (``ast``), so a syntax error is reported before any wo
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +24,14 @@ from pathlib import Path
 from snippet_runner.errors import SnippetError
 
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_MEMORY = 3 * 1024**3  # bytes the snippet may allocate beyond what the worker already holds
+DEFAULT_OUTPUT = 1024**2  # bytes it may print
 SETTING = re.compile(r"^#\s*snippet:\s*(?P<body>.*?)\s*$")
 RAISES = re.compile(r"^raises\s+(?P<type>[A-Za-z_][\w.]*)(?::\s*(?P<fragment>.+))?$")
 TIMEOUT = re.compile(r"^timeout\s+(?P<seconds>\d+(?:\.\d+)?)$")
+SIZE = re.compile(r"^(?P<what>memory|output)\s+(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>KB|MB|GB)$", re.I)
+UNITS = {"kb": 1024, "mb": 1024**2, "gb": 1024**3}
+KNOWN = "'raises Type: message', 'timeout SECONDS', 'memory 4GB' or 'output 2MB'"
 CELL = re.compile(r"^# %%")
 
 
@@ -60,6 +71,8 @@ class Snippet:
     cells: tuple[Cell, ...] = ()
     local_modules: tuple[Path, ...] = field(default=())
     folder: str = "snippets"  # the snippets folder as messages name it
+    memory: int = DEFAULT_MEMORY
+    output: int = DEFAULT_OUTPUT
 
     @property
     def expected_output_path(self) -> Path:
@@ -76,47 +89,79 @@ class Snippet:
 
 def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
     """Parse ``snippets_dir/rel``; raise ``SnippetError`` naming ``file:line`` on any bad input."""
-    path = (snippets_dir / rel).resolve()
     location = f"{shown_as}/{rel}:1"
+    path = inside(snippets_dir, rel, location, f"an include must name a file inside {shown_as}/")
     if not path.is_file():
         raise SnippetError(location, "snippet file does not exist")
     if path.suffix != ".py":
         raise SnippetError(location, "a snippet must be a .py file")
-    source = path.read_text(encoding="utf-8")
+    source = read_text(path, f"{shown_as}/{rel}")
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
-    timeout, raises = _settings(source, f"{shown_as}/{rel}")
+    settings = _settings(source, f"{shown_as}/{rel}")
     return Snippet(
         path=path,
         rel=rel,
         source=source,
-        timeout=timeout,
-        raises=raises,
         cells=split_cells(source),
         local_modules=tuple(_local_modules(tree, path.parent)),
         folder=shown_as,
+        **settings,
     )
 
 
-def _settings(source: str, shown: str) -> tuple[float, ExpectedError | None]:
-    timeout, raises = DEFAULT_TIMEOUT, None
+def inside(folder: Path, rel: str, location: str, rule: str) -> Path:
+    """``folder/rel`` with every symlink resolved, if that is still inside ``folder``; otherwise a
+    ``SnippetError`` that says what is allowed. Nothing outside is read, run or written."""
+    base = Path(folder).resolve()
+    path = (base / rel).resolve()
+    if Path(rel).is_absolute() or not path.is_relative_to(base):
+        raise SnippetError(location, f"{rel!r} resolves to {path}, outside {base}: {rule}")
+    return path
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The file as UTF-8; bytes that are not name the file, the line and the byte offset."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SnippetError(
+            f"{shown}:{line}",
+            f"is not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} ({exc.reason}); save the file as UTF-8",
+        ) from None
+
+
+def _settings(source: str, shown: str) -> dict:
+    settings: dict = {}
     for number, line in enumerate(source.splitlines(), start=1):
         match = SETTING.match(line.strip())
         if not match:
             continue
         body = match["body"]
         if m := RAISES.match(body):
-            raises = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
+            settings["raises"] = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
         elif m := TIMEOUT.match(body):
-            timeout = float(m["seconds"])
+            settings["timeout"] = float(m["seconds"])
+        elif m := SIZE.match(body):
+            amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
+            if m["what"].lower() == "memory" and amount >= _ram():
+                raise SnippetError(
+                    f"{shown}:{number}",
+                    f"a memory limit of {m['amount']} {m['unit']} is not below this machine's RAM"
+                    f" ({_ram() / 1024**3:.1f} GB); ask for less",
+                )
+            settings[m["what"].lower()] = amount
         else:
-            raise SnippetError(
-                f"{shown}:{number}",
-                f"unknown setting '# snippet: {body}' (expected 'raises Type: message' or 'timeout SECONDS')",
-            )
-    return timeout, raises
+            raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
+    return settings
+
+
+def _ram() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def split_cells(source: str) -> tuple[Cell, ...]:
@@ -147,8 +192,8 @@ def _local_modules(tree: ast.AST, folder: Path, seen: set[Path] | None = None) -
                     seen.add(candidate)
                     found.append(candidate)
                     try:
-                        sub = ast.parse(candidate.read_text(encoding="utf-8"))
-                    except SyntaxError:
+                        sub = ast.parse(candidate.read_bytes())
+                    except (SyntaxError, ValueError):
                         continue  # the run itself reports it, with the right line
                     found.extend(_local_modules(sub, folder, seen))
     return found

@@ -7,11 +7,14 @@ from snippet_runner import Engine, cache
 
 @pytest.fixture
 def project(write_snippet, tmp_path):
+    write_snippet("page/a.out", "a\n")
+    write_snippet("page/b.out", "b\n")
     write_snippet("page/a.py", "import helper\nprint(helper.VALUE)\n")
     write_snippet("page/helper.py", "VALUE = 'a'\n")
     write_snippet("page/b.py", "print('b')\n")
 
     def build():
+        # warn: an output edited below is shown, not fatal; only approved outputs are cached
         engine = Engine(write_snippet.snippets, tmp_path / "cache", approval_mode="warn", preload=())
         try:
             for rel in ("page/a.py", "page/b.py"):
@@ -30,13 +33,20 @@ def test_unchanged_build_runs_nothing_and_starts_no_worker(project):
 
 def test_editing_one_snippet_reruns_only_it(project, write_snippet):
     project()
+    write_snippet("page/b.py", "print('b')  # edited\n")
+    assert project()[0] == {"page/a.py": True, "page/b.py": False}
+
+
+def test_an_unapproved_output_is_never_cached(project, write_snippet):
+    project()
     write_snippet("page/b.py", "print('b, edited')\n")
     assert project()[0] == {"page/a.py": True, "page/b.py": False}
+    assert project()[0] == {"page/a.py": True, "page/b.py": False}  # ran again: nothing was stored
 
 
 def test_editing_a_local_module_reruns_its_importer(project, write_snippet):
     project()
-    write_snippet("page/helper.py", "VALUE = 'changed'\n")
+    write_snippet("page/helper.py", "VALUE = 'a'  # changed\n")
     assert project()[0] == {"page/a.py": False, "page/b.py": True}
 
 

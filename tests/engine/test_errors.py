@@ -112,19 +112,29 @@ def test_hang_is_stopped_at_its_timeout_naming_the_line(write_snippet, engine):
     assert "timed out after 1 s" in message
 
 
-def test_after_a_hang_the_queued_snippets_run_in_a_fresh_worker(write_snippet, engine):
+def test_after_a_hang_the_queued_snippets_still_run_in_the_same_warm_worker(write_snippet, engine):
     write_snippet("page/hang.py", "# snippet: timeout 1\nwhile True:\n    pass\n")
     write_snippet("page/next.py", "print('still works')\n")
     assert engine.prefetch(["page/hang.py", "page/next.py"]) == 2  # next.py waits behind the hang
     with pytest.raises(SnippetError):
         engine.run("page/hang.py")
     assert engine.run("page/next.py").output == "still works\n"
-    assert engine.runner.workers_started == 2
+    assert engine.runner.workers_started == 1  # only the hung snippet's own process was stopped
 
 
-def test_sys_exit_zero_is_a_normal_end(write_snippet, engine):
-    write_snippet("page/exit.py", "import sys\nprint('bye')\nsys.exit(0)\nprint('not reached')\n")
-    assert engine.run("page/exit.py").output == "bye\n"
+@pytest.mark.parametrize("call", ["sys.exit(0)", "sys.exit()", "sys.exit(3)"])
+def test_sys_exit_is_an_error_unless_declared(write_snippet, engine, call):
+    write_snippet("page/exit.py", f"import sys\nprint('bye')\n{call}\nprint('not reached')\n")
+    with pytest.raises(SnippetError) as caught:
+        engine.run("page/exit.py")
+    assert str(caught.value).startswith(f"snippets/page/exit.py:3: called sys.exit(")
+    assert "ends the snippet before its end" in str(caught.value)
+
+
+def test_a_declared_sys_exit_is_shown(write_snippet, engine):
+    write_snippet("page/exit.py", "# snippet: raises SystemExit\nimport sys\nprint('bye')\nsys.exit(0)\n")
+    outcome = engine.run("page/exit.py")
+    assert outcome.error.type == "SystemExit" and outcome.output.startswith("bye\n")
 
 
 def test_memory_address_in_output_is_refused(write_snippet, engine):
