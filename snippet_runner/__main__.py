@@ -3,40 +3,63 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
-from snippet_runner import site
+from snippet_runner import approval, site
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 
 
+# Two fresh runs per snippet, in two workers whose hash seeds differ: an output that is not the same
+# both times (an unseeded random number, a set's order, a timing) is refused, not approved.
+HASH_SEEDS = ("1", "2")
+
+
 def accept(project: Project, only: list[str]) -> int:
-    """Run every shown snippet fresh and write its output as the approved one."""
+    """Run every shown snippet twice, fresh, and write its output as the approved one if both
+    runs printed the same."""
     shown = project.shown()
     rels = only or list(shown)
-    engine = project.engine(approval="accept")
+    engines = [project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": seed}) for seed in HASH_SEEDS]
     changed = failed = 0
     try:
-        engine.prefetch(rels)
+        for engine in engines:
+            engine.prefetch(rels)
         for rel in rels:
             try:
-                outcome = engine.run(rel)
+                first, second = (engine.run(rel) for engine in engines)
+                if first.output != second.output:
+                    raise SnippetError(
+                        first.snippet.loc(),
+                        "printed something different in two fresh runs, so its output cannot be approved;"
+                        " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
+                        detail=_two_runs(first.output, second.output),
+                    )
             except SnippetError as error:
                 pages = ", ".join(shown.get(rel, [])) or "no page"
                 print(f"FAILED  {error}  (included by {pages})", file=sys.stderr)
                 failed += 1
                 continue
-            if outcome.verdict.changed:
+            if approval.write(first.snippet.expected_output_path, first.output):
                 changed += 1
-                print(f"updated {outcome.snippet.approved_name}")
+                print(f"updated {first.snippet.approved_name}")
     finally:
-        engine.close()
+        for engine in engines:
+            engine.close()
     print(f"accept: {len(rels)} snippets, {changed} outputs updated, {failed} failed")
     for rel in project.snippet_files():
         if rel not in shown:
             print(f"note: {project.snippets_name}/{rel} is not included by any page")
     return 1 if failed else 0
+
+
+def _two_runs(first: str, second: str) -> str:
+    lines = difflib.unified_diff(
+        first.splitlines(keepends=True), second.splitlines(keepends=True), "first run", "second run"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def main(argv: list[str] | None = None) -> int:

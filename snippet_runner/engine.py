@@ -226,7 +226,8 @@ def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
     if error and not declared and (error.type == "MemoryError" or "can't allocate memory" in error.message):
         raise SnippetError(
             snippet.loc(error.line or 1),
-            f"stopped at its memory limit of {_size(snippet.memory)} ({error.type}: {error.message.splitlines()[0]});"
+            f"stopped at its memory limit of {_size(snippet.memory)}"
+            f" ({error.type}{': ' if error.message else ''}{(error.message.splitlines() or [''])[0]});"
             f" raise it with '# snippet: memory {_size(snippet.memory * 2)}' at the top of the file",
         )
 

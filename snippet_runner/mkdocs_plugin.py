@@ -77,14 +77,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return files
 
     def on_nav(self, nav, *, config, files):
-        self.page_order = [page.file for page in nav.pages]
-        return nav
-
-    def on_env(self, env, *, config, files):
-        """Before any page renders: run every snippet of every page, in reading order, and stop with
-        one message listing every failure; then give templates the ``build_info`` snippet's output."""
+        """Before any page is read: run every snippet of every page, in reading order, and stop with
+        one message listing every failure; and give templates the ``build_info`` snippet's output."""
         if not self.engine.execute:
-            return env
+            return nav
+        order = [page.file for page in nav.pages]
         errors = []
         rel = self.project.build_info
         if rel:
@@ -92,7 +89,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 config.extra["build_info"] = self.engine.run(rel).output.strip()
             except SnippetError as error:
                 errors.append(error.on_page("mkdocs.yml (snippet-runner build_info)"))
-        for file in self._reading_order(files):
+        for file in self._reading_order(order, files):
             name = self.project.shown_path(self.project.docs_dir / file.src_uri)
             try:
                 if file.src_uri in self.notebooks:
@@ -106,11 +103,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 errors.append(error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error)
         if errors:
             raise PluginError(str(combined(errors))) from None
-        return env
+        return nav
 
-    def _reading_order(self, files) -> list:
+    @staticmethod
+    def _reading_order(in_nav: list, files) -> list:
         """The pages in the navigation's order, then any page outside it."""
-        in_nav = list(getattr(self, "page_order", []))
         seen = {file.src_uri for file in in_nav}
         return in_nav + [file for file in files.documentation_pages() if file.src_uri not in seen]
 

@@ -165,7 +165,14 @@ class Project:
 
     # -- the engine ---------------------------------------------------------------------------
 
-    def engine(self, *, approval: str | None = None, cached: bool = True, execute: bool | None = None):
+    def engine(
+        self,
+        *,
+        approval: str | None = None,
+        cached: bool = True,
+        execute: bool | None = None,
+        worker_env: dict[str, str] | None = None,
+    ):
         """An :class:`~snippet_runner.engine.Engine` with this project's settings."""
         from snippet_runner.engine import Engine
 
@@ -176,6 +183,7 @@ class Project:
             execute=self.execute if execute is None else execute,
             preload=self.preload,
             shown_as=self.snippets_name,
+            worker_env=worker_env,
         )
 
 

@@ -104,9 +104,8 @@ class _Guard:
                 if index < len(args) and isinstance(args[index], str | bytes | os.PathLike):
                     self._check(args[index])
         elif event in _NETWORK:
-            raise PermissionError(
-                f"snippets may not use the network ({event} {args[1:2] or args[:1]}): the build runs offline"
-            )
+            where = args[:2] if event == "socket.getaddrinfo" else args[1:2]
+            raise PermissionError(f"snippets may not use the network ({event} {where}): the build runs offline")
 
     def _check(self, path) -> None:
         where = os.path.realpath(os.fsdecode(path))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,17 +30,30 @@ def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(staging)]
-    code = subprocess.call(command, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    if code == 0:
-        code = _print_pdf(staging, site_dir.name, project.pdf)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` is handled like Ctrl-C
+    try:
+        code = subprocess.call(command, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        if code == 0:
+            code = _print_pdf(staging, site_dir.name, project.pdf)
+    except KeyboardInterrupt:
+        code, why = 130, "interrupted"
+    else:
+        why = "failed"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if code != 0:
+            shutil.rmtree(staging, ignore_errors=True)
     if code != 0:
-        shutil.rmtree(staging, ignore_errors=True)
         kept = "left as it was" if site_dir.exists() else "not created"
-        print(f"\nBuild failed; {site_dir.name}/ was {kept}.", file=sys.stderr)
+        print(f"\nBuild {why}; {site_dir.name}/ was {kept}.", file=sys.stderr)
         return code
     _swap_in(staging, site_dir)
     print(f"Site built into {site_dir.name}/")
     return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _print_pdf(staging: Path, shown_as: str, target: PdfTarget | None) -> int:

@@ -170,7 +170,10 @@ def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> Rais
 
 def _describe(exc: BaseException, script: Path) -> RaisedError:
     text, line = trimmed_traceback(exc, script)
-    sys.stderr.write(text)
+    try:
+        sys.stderr.write(text)
+    except OSError:
+        pass  # the output limit was reached; the engine reports that instead
     cls = type(exc)
     return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
 
