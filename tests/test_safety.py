@@ -15,6 +15,7 @@ must pass (leftovers that may not change the next snippet) have builds of their 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -109,15 +110,23 @@ def _processes_in(root) -> list[str]:
     return left
 
 
+@pytest.fixture(scope="module")
+def built_minimal(tmp_path_factory):
+    """The minimal project with a good site/, built once; each test works on a copy of it."""
+    scratch = ScratchProject.minimal(tmp_path_factory.mktemp("template") / "project")
+    code, log = scratch.build()
+    assert code == 0, log
+    return scratch.root
+
+
 @pytest.fixture
-def project(tmp_path):
+def project(tmp_path, built_minimal):
     """A project in tmp_path/project, with a good site/ built; tmp_path/evil.py outside it."""
-    scratch = ScratchProject.minimal(tmp_path / "project")
+    shutil.copytree(built_minimal, tmp_path / "project", symlinks=True)
+    scratch = ScratchProject(tmp_path / "project")
     (tmp_path / "evil.py").write_text(
         "from pathlib import Path\nPath(__file__).with_name('ran.txt').write_text('evil ran')\nprint('evil')\n"
     )
-    code, log = scratch.build()
-    assert code == 0, log
     scratch.good_index = (scratch.root / "site" / "index.html").read_bytes()
     scratch.outside_before = _outside(tmp_path)
     return scratch
