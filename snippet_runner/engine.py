@@ -40,10 +40,13 @@ class Outcome:
 
 @dataclass
 class RunRecord:
+    """One snippet in one build, for the summary line and the execution report."""
+
     rel: str
     cached: bool
-    seconds: float
+    seconds: float  # its run time, in this build or when the cached result was made
     peak_rss_growth_kb: int
+    output_bytes: int = 0
 
 
 class Engine:
@@ -102,7 +105,7 @@ class Engine:
             self._prefetched[rel] = (snippet, key)
             if key in self._tickets or key in self._hits:
                 continue
-            hit = self.cache.get(key) if self._use_cache else None
+            hit = self.cache.get(key, rel) if self._use_cache else None
             if hit is not None:
                 self._hits[key] = hit
                 continue
@@ -132,7 +135,7 @@ class Engine:
         return done
 
     def _run(self, snippet: spec.Snippet, key: str) -> Outcome:
-        result = self._hits.pop(key, None) or (self.cache.get(key) if self._use_cache else None)
+        result = self._hits.pop(key, None) or (self.cache.get(key, snippet.rel) if self._use_cache else None)
         cached = result is not None
         if result is None:
             ticket = self._tickets.pop(key, None) or self.runner.submit(snippet)
@@ -142,7 +145,8 @@ class Engine:
                 raise SetupError("mkdocs.yml (snippet-runner preload)", str(error)) from None
             if isinstance(result, Death):
                 _raise_death(snippet, result)
-        self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb))
+        printed = sum(len(text.encode()) for text in result.outputs)
+        self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
         _check_limits(snippet, result)
         outcome = Outcome(
             snippet,

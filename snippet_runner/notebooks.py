@@ -41,6 +41,8 @@ def to_notebook(outcome: Outcome) -> str:
             f"jupytext sees {len(notebook.cells)} cells but the engine ran {len(snippet.cells)};"
             " start the file with a '# %%' marker and do not put code before it",
         )
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{index}"  # nbformat's ids are random: the same notebook must be the same bytes
     count = 0
     for cell, output in zip(notebook.cells, [*outcome.outputs, *[""] * len(notebook.cells)]):
         if cell.cell_type != "code":

@@ -124,6 +124,11 @@ class Project:
             return str(path)
 
     @property
+    def pdf_cache_dir(self) -> Path:
+        """Printed PDFs, by the hash of what they print (``reuse.py``), beside the snippet cache."""
+        return self.cache_dir.parent / "pdf"
+
+    @property
     def snippets_name(self) -> str:
         """The snippets folder as messages name it (``snippets``)."""
         return self.shown_path(self.snippets_dir)
