@@ -15,10 +15,11 @@ import fcntl
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import click
 
 from snippet_runner import chromium, reuse
 from snippet_runner.project import Project
@@ -30,16 +31,14 @@ def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("
     umask = os.umask(0)
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(staging)]
     previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` is handled like Ctrl-C
+    code, why = 1, "failed"
     try:
-        code = subprocess.call(command, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        code = _mkdocs_build(config, staging)
         if code == 0:
             code = _print_pdf(staging, site_dir.name, project)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, click.exceptions.Abort):
         code, why = 130, "interrupted"
-    else:
-        why = "failed"
     finally:
         signal.signal(signal.SIGTERM, previous)
         if code != 0:
@@ -50,6 +49,21 @@ def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("
         return code
     _swap_in(staging, site_dir)
     print(f"Site built into {site_dir.name}/")
+    return 0
+
+
+def _mkdocs_build(config: Path, site_dir: Path) -> int:
+    """``mkdocs build --strict`` into ``site_dir``, in this process: the plugins this process
+    already imported to read the settings are not imported a second time by a new Python."""
+    from mkdocs.__main__ import cli
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    args = ["build", "--strict", "--config-file", str(config), "--site-dir", str(site_dir)]
+    try:
+        cli.main(args=args, prog_name="mkdocs", standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code or 1
     return 0
 
 
