@@ -52,15 +52,19 @@ class Engine:
         approval_mode: str = "strict",
         execute: bool = True,
         preload: tuple[str, ...] = ("torch",),
+        python: str | None = None,
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
+        if python is not None and cache_dir is not None:
+            raise ValueError("the cache is keyed on this interpreter's torch: pass cache_dir=None with python=")
         self.snippets_dir = Path(snippets_dir).resolve()
         self.cache = ResultCache(Path(cache_dir)) if cache_dir is not None else None
         self.approval_mode = approval_mode
         self.execute = execute
         self.preload = tuple(preload)
-        self.runner = Runner(self.preload)
+        # python: the worker's interpreter, when it is not this one (make drift runs another torch)
+        self.runner = Runner(self.preload, python=python)
         self.records: list[RunRecord] = []
         self._tickets: dict[str, int] = {}  # cache key -> request already sent to the worker
         # What prefetch already read, handed to the run() that follows it in the same build:

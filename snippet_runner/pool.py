@@ -28,6 +28,7 @@ from snippet_runner.spec import Snippet
 
 GRACE_SECONDS = 5.0  # beyond a snippet's own timeout, before the parent kills a worker itself
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
 
 
 class _WorkerDied(Exception):
@@ -35,11 +36,15 @@ class _WorkerDied(Exception):
 
 
 class _Process:
-    def __init__(self, preload: tuple[str, ...], dump_path: str):
+    def __init__(self, preload: tuple[str, ...], dump_path: str, python: str | None = None):
         read_fd, write_fd = os.pipe()
+        env = None
+        if python is not None:  # another interpreter (make drift): let it import this engine too
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
+            [python or sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
             stdin=subprocess.PIPE,
+            env=env,
             stdout=subprocess.DEVNULL,
             pass_fds=(write_fd,),
             text=True,
@@ -86,8 +91,9 @@ class _Process:
 class Runner:
     """Runs snippets in one long-lived worker process; results are plain dicts from the worker."""
 
-    def __init__(self, preload: tuple[str, ...] = ("torch",)):
+    def __init__(self, preload: tuple[str, ...] = ("torch",), python: str | None = None):
         self.preload = preload
+        self.python = python  # the worker's interpreter; None: this one (sys.executable)
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
         self._process: _Process | None = None
         self._next_id = 0
@@ -135,7 +141,7 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"))
+            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.python)
             self.workers_started += 1
         return self._process
 
