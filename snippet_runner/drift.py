@@ -353,10 +353,10 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
             if any(entry.get(key) != value for key, value in now.items()):
                 item.stale.add(rel)
         records.append(item)
-    return sorted(records, key=lambda r: _version_key(r.torch), reverse=True)
+    return sorted(records, key=lambda r: version_key(r.torch), reverse=True)
 
 
-def _version_key(label: str) -> tuple:
+def version_key(label: str) -> tuple:
     return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.+]", label))
 
 
