@@ -154,11 +154,11 @@ def _version_section(record: Record, total: int, page_of: dict[str, str], titles
         stale = " (stale: recorded before the example last changed)" if rel in record.stale else ""
         out += [f'<a id="{_anchor(record.torch, rel)}"></a>**`snippets/{rel}`: {RESULTS[entry["result"]]}**{stale}', ""]
         if entry.get("message"):
-            out += _fenced(entry["message"], "text") + [""]
+            out += _fenced(entry["message"], "{ .text .drift-diff }") + [""]
         if entry.get("diff"):
-            out += _fenced(entry["diff"], "diff") + [""]
+            out += _fenced(entry["diff"], "{ .diff .drift-diff }") + [""]
         elif entry.get("output"):
-            out += _fenced(entry["output"], "text") + [""]
+            out += _fenced(entry["output"], "{ .text .drift-diff }") + [""]
     return out
 
 
