@@ -292,15 +292,17 @@ def _run_logged(command: list[str], log: Path) -> tuple[int, str]:
 
 
 def _install_failure(version: str, text: str, log: Path) -> str:
-    errors = [line.strip() for line in text.splitlines() if line.startswith("ERROR:")]
-    why = errors[-1] if errors else _last_line(text)
-    message = f"cannot install torch=={version}: {why}"
-    if "(constraint)" in text:
-        message += (
-            " — pip's configuration on this machine caps torch (see `pip config list`);"
-            " to ignore it for this environment: PIP_CONFIG_FILE=/dev/null make drift TORCH=" + version
+    lines = [line.strip() for line in text.splitlines()]
+    errors = [line.removeprefix("ERROR:").strip() for line in lines if line.startswith("ERROR:")]
+    telling = [line for line in errors if "ResolutionImpossible" not in line]  # that one only links to pip's docs
+    why = (telling or errors or [_last_line(text)])[-1]
+    capped = [line for line in lines if "(constraint)" in line]
+    if capped:
+        why = (
+            f"pip's configuration caps it ({capped[0]}; see `pip config list`). To ignore that configuration"
+            f" for this environment only: PIP_CONFIG_FILE=/dev/null make drift TORCH={version}"
         )
-    return f"{message}. No record was written (pip's full log: {log})."
+    return f"cannot install torch=={version}: {why}. No record was written (pip's full log: {log})."
 
 
 # -- reading records back ------------------------------------------------------------------------

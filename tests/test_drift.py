@@ -164,10 +164,26 @@ def test_a_version_that_cannot_be_installed_stops_with_one_message_and_leaves_re
     assert result.returncode == 2
     errors = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(errors) == 1, result.stderr
-    assert errors[0].startswith("drift: cannot install torch==9.9.9: ERROR: ")
+    assert errors[0].startswith("drift: cannot install torch==9.9.9: No matching distribution found for torch==9.9.9")
     assert "No record was written" in errors[0]
     assert (project.root / "drift" / "torch-9.9.9.json").read_bytes() == before
     assert not (project.root / ".cache" / "drift" / "venv-9.9.9").exists()  # nothing half-made is reused
+
+
+def test_a_machine_wide_cap_on_torch_is_named_with_the_way_around_it():
+    """What pip printed here, asking for 2.15.0 under this machine's configuration (torch<=2.14.1)."""
+    pip_output = textwrap.dedent("""
+        ERROR: Cannot install torch==2.15.0 because these package versions have conflicting dependencies.
+
+        The conflict is caused by:
+            The user requested torch==2.15.0
+            The user requested (constraint) torch<=2.14.1
+
+        ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
+    """)
+    message = drift._install_failure("2.15.0", pip_output, "pip-2.15.0.log")
+    assert message.startswith("cannot install torch==2.15.0: pip's configuration caps it (The user requested (constraint) torch<=2.14.1;")
+    assert "PIP_CONFIG_FILE=/dev/null make drift TORCH=2.15.0" in message and "\n" not in message
 
 
 def test_a_version_that_is_not_a_release_number_is_refused(project):
