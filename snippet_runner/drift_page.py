@@ -8,8 +8,8 @@ A MkDocs plugin (``snippet-drift`` in mkdocs.yml, listed after ``snippet-runner`
   which torch printed the outputs, and for every version checked how many outputs are identical and
   which are not, with links to the example's page and to the diff. Stale results are marked stale.
 * Every page that shows examples gets one small line under its content, "Outputs on this page printed
-  by PyTorch 2.13.0; identical under …", naming only the versions under which all of that page's
-  outputs are identical and current.
+  by PyTorch 2.13.0; identical under …", naming the versions under which all of that page's outputs are
+  identical (and current), and those under which some differ.
 
 The rendering is plain functions of the records (no MkDocs needed), so tests and other front ends can
 call them.
@@ -51,21 +51,31 @@ def snippets_by_page(root: Path) -> dict[str, list[str]]:
     return dict(pages)
 
 
-def identical_under(records: list[Record], rels: list[str]) -> list[str]:
-    """The versions, oldest first, under which every one of ``rels`` was identical and current (not stale)."""
-    found = [r.torch for r in records if rels and all(r.result(rel) == "identical" for rel in rels)]
-    return sorted(found, key=version_key)
+def page_status(records: list[Record], rels: list[str]) -> dict[str, list[str]]:
+    """For a page showing ``rels``: the versions (oldest first) under which all of them are identical,
+    those under which some differ (or fail), and those whose results for them are not all current."""
+    status: dict[str, list[str]] = {"identical": [], "differs": [], "not current": []}
+    for record in sorted(records, key=lambda r: version_key(r.torch)):
+        results = [record.result(rel) for rel in rels]
+        if any(result not in (None, "identical") for result in results):
+            status["differs"].append(record.torch)
+        elif None in results:
+            status["not current"].append(record.torch)
+        elif results:
+            status["identical"].append(record.torch)
+    return status
 
 
-def page_line(printed_by: str, versions: list[str], report_url: str | None, checked: bool) -> str:
+def page_line(printed_by: str, status: dict[str, list[str]], report_url: str | None) -> str:
     """The quiet line under a page's content (HTML)."""
-    text = f"Outputs on this page printed by PyTorch {escape(_public(printed_by))}"
-    if versions:
-        text += f"; identical under {escape(_and(versions))}."
-    elif checked:
-        text += "; under the other versions checked, some differ."
-    else:
-        text += "."
+    parts = [f"Outputs on this page printed by PyTorch {_public(printed_by)}"]
+    if status.get("identical"):
+        parts.append(f"identical under {_and(status['identical'])}")
+    if status.get("differs"):
+        parts.append(f"some differ under {_and(status['differs'])}")
+    if status.get("not current"):
+        parts.append(f"not checked again yet under {_and(status['not current'])}")
+    text = escape("; ".join(parts) + ".")
     if report_url:
         text += f' <a href="{escape(report_url)}">Which PyTorch?</a>'
     return f'<p class="torch-line">{text}</p>'
@@ -214,7 +224,9 @@ class DriftPagePlugin(BasePlugin[DriftPageConfig]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path or ".").resolve().parent
-        config.watch.append(str(self.root / self.config.records_dir))
+        records = self.root / self.config.records_dir
+        if records.is_dir():  # `mkdocs serve` cannot watch a folder that does not exist
+            config.watch.append(str(records))
         return config
 
     def on_files(self, files, *, config):
@@ -246,5 +258,4 @@ class DriftPagePlugin(BasePlugin[DriftPageConfig]):
             return html
         target = files.get_file_from_path(self.config.page)
         url = target.url_relative_to(page.file) if target is not None else None
-        versions = identical_under(self.records, rels)
-        return html + "\n" + page_line(_torch_version(), versions, url, checked=bool(self.records)) + "\n"
+        return html + "\n" + page_line(_torch_version(), page_status(self.records, rels), url) + "\n"
