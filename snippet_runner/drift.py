@@ -110,10 +110,8 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
     try:
         outcome = engine.run(rel)
     except SnippetError as error:  # the engine's own verdict, as the build would print it
-        entry = {
-            "result": "error-changed" if snippet.raises is not None else "new-error",
-            "message": error.message,
-        }
+        declared = snippet.raises is not None and error.message.startswith("was declared to raise")
+        entry = {"result": "error-changed" if declared else "new-error", "message": error.message}
         if error.detail:
             entry["output"] = error.detail + "\n"
         return entry
@@ -351,7 +349,11 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
             raise DriftError(f"{shown}: records snippets/{gone[0]}, which the site no longer runs; {redo}")
         item = Record(path, data, unchecked=[rel for rel in current if rel not in entries])
         for rel, entry in entries.items():
-            now = fingerprint(snippets_dir, rel)
+            try:
+                now = fingerprint(snippets_dir, rel)
+            except SnippetError:  # unreadable now: the build reports that itself, with the page
+                item.stale.add(rel)
+                continue
             if any(entry.get(key) != value for key, value in now.items()):
                 item.stale.add(rel)
         records.append(item)

@@ -126,6 +126,17 @@ def test_a_declared_error_that_no_longer_happens_is_a_changed_error(project):
     assert "declared to raise RuntimeError: boom but finished without an exception" in entry["message"]
 
 
+def test_a_declared_error_snippet_that_now_hangs_is_a_new_error(project):
+    (project.root / "snippets/other/boom.py").write_text(
+        "# snippet: raises RuntimeError: boom\n# snippet: timeout 1\n"
+        f"import os\nwhile os.environ.get('{FAKE}'): pass\nraise RuntimeError('boom')\n"
+    )
+    project.run("-m", "snippet_runner", "accept", "other/boom.py")
+    entry = record_fake(project)["snippets"]["other/boom.py"]
+    assert entry["result"] == "new-error"
+    assert entry["message"].startswith("timed out after 1 s")
+
+
 def test_rerunning_one_version_replaces_only_its_own_record(project):
     record_fake(project, "9.9.9")
     record_fake(project, "8.8.8")
