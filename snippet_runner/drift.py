@@ -51,7 +51,7 @@ RESULTS = {
     "new-error": "new error",  # it raised, hung or crashed where the approved run did not
 }
 VERSION = re.compile(r"^[0-9]+(?:\.[0-9]+)*(?:[a-z]+[0-9]*)?(?:\.post[0-9]+|\.dev[0-9]+)?(?:\+[A-Za-z0-9.]+)?$")
-_REQUIRED = ("format", "torch", "torch_build", "python", "engine", "compared_with", "summary", "snippets")
+_REQUIRED = ("format", "torch", "torch_build", "cuda_available", "python", "engine", "compared_with", "summary", "snippets")
 
 
 class DriftError(Exception):
@@ -159,6 +159,7 @@ def record(root: Path, python: str, label: str) -> dict:
         "format": FORMAT,
         "torch": label,
         "torch_build": probe.get("torch"),
+        "cuda_available": probe.get("cuda_available"),  # the examples run on the CPU; this says whether a GPU was there
         "python": probe["python"],
         "engine": ENGINE_VERSION,
         "compared_with": _torch_here(),
@@ -194,7 +195,7 @@ def _probe(python: str) -> dict:
     code = (
         "import json, platform\n"
         "info = {'python': platform.python_version()}\n"
-        "try:\n    import torch\n    info['torch'] = torch.__version__\n"
+        "try:\n    import torch\n    info['torch'] = torch.__version__\n    info['cuda_available'] = torch.cuda.is_available()\n"
         "except Exception as e:\n    info['error'] = f'{type(e).__name__}: {e}'\n"
         "print(json.dumps(info))\n"
     )

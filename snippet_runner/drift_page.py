@@ -128,14 +128,15 @@ def _version_section(record: Record, total: int, page_of: dict[str, str], titles
     out = [
         f'## <a id="{anchor}"></a>PyTorch {record.torch}',
         "",
-        f"**{counts['identical']} of {total} outputs identical.** Checked with `{data['torch_build']}` on the CPU"
-        f" (Python {data['python']}) against the outputs approved under `{data['compared_with']}`.",
+        f"**{counts['identical']} of {total} outputs identical.** Checked with `{data['torch_build']}`"
+        f" (Python {data['python']}, {'a GPU present' if data['cuda_available'] else 'no GPU'}) against the"
+        f" outputs approved under `{data['compared_with']}`.",
         "",
     ]
     not_current = sorted(record.stale) + record.unchecked
     if not_current:
         out += [
-            f'!!! warning "Stale: {len(not_current)} of these results are not current"',
+            f'!!! warning "Stale: {_results(len(not_current))} not current"',
             "",
             f"    These examples changed (code or approved output) after torch {record.torch} was checked, or are"
             f" new since. Run `make drift TORCH={record.torch}` to check them again.",
@@ -190,6 +191,10 @@ def _fenced(text: str, info: str) -> list[str]:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}{info}", *text.rstrip("\n").splitlines(), fence]
+
+
+def _results(n: int) -> str:
+    return "1 result is" if n == 1 else f"{n} results are"
 
 
 def _public(version: str) -> str:

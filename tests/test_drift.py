@@ -262,7 +262,7 @@ def test_a_record_older_than_the_approved_output_is_marked_stale(project):
     code, log = project.build()
     assert code == 0, log
     report = project.html("which-pytorch/index.html")
-    assert "Stale: 1 of these results are not current" in report
+    assert "Stale: 1 result is not current" in report
     assert "<code>snippets/page/hello.py</code> (stale)" in report
     assert "0 of 4" in report  # hello.py's old "identical" no longer counts
     home = project.html("index.html")
