@@ -113,19 +113,22 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
         declared = snippet.raises is not None and error.message.startswith("was declared to raise")
         entry = {"result": "error-changed" if declared else "new-error", "message": error.message}
         if error.detail:
-            entry["output"] = error.detail + "\n"
+            entry["output"] = error.detail.splitlines()
         return entry
     if outcome.output == approved:
         return {"result": "identical"}
-    diff = "".join(
-        line if line.endswith("\n") else line + "\n"
-        for line in difflib.unified_diff(
-            approved.splitlines(keepends=True),
-            outcome.output.splitlines(keepends=True),
+    # one string per line, so the committed record reads (and diffs) like the outputs themselves
+    diff = list(
+        difflib.unified_diff(
+            approved.splitlines(),
+            outcome.output.splitlines(),
             fromfile=f"snippets/{rel[:-3]}.out (approved)",
             tofile=f"under torch {label}",
+            lineterm="",
         )
     )
+    if not diff:  # splitlines() hides a change in line endings alone
+        diff = ["(the same lines; only line endings differ, such as a missing final newline)"]
     entry = {"result": "differs", "diff": diff}
     if outcome.error is not None:
         # It raised what it declares, but is the message still the approved one?
@@ -342,7 +345,8 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
             )
         entries = data["snippets"]
         if not isinstance(entries, dict) or not all(
-            isinstance(e, dict) and e.get("result") in RESULTS for e in entries.values()
+            isinstance(e, dict) and e.get("result") in RESULTS and _lines(e.get("diff", [])) and _lines(e.get("output", []))
+            for e in entries.values()
         ):
             raise DriftError(f"{shown}: an entry has no known result ({', '.join(RESULTS)}); {redo}")
         gone = sorted(rel for rel in entries if rel not in current)
@@ -359,6 +363,10 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
                 item.stale.add(rel)
         records.append(item)
     return sorted(records, key=lambda r: version_key(r.torch), reverse=True)
+
+
+def _lines(value) -> bool:
+    return isinstance(value, list) and all(isinstance(line, str) for line in value)
 
 
 def version_key(label: str) -> tuple:

@@ -167,9 +167,9 @@ def _version_section(record: Record, total: int, page_of: dict[str, str], titles
         if entry.get("message"):
             out += _fenced(entry["message"], "{ .text .drift-diff }") + [""]
         if entry.get("diff"):
-            out += _fenced(entry["diff"], "{ .diff .drift-diff }") + [""]
+            out += _fenced("\n".join(entry["diff"]), "{ .diff .drift-diff }") + [""]
         elif entry.get("output"):
-            out += _fenced(entry["output"], "{ .text .drift-diff }") + [""]
+            out += _fenced("\n".join(entry["output"]), "{ .text .drift-diff }") + [""]
     return out
 
 
