@@ -62,9 +62,12 @@ class Engine:
         shown_as: str = "snippets",
         worker_env: dict[str, str] | None = None,
         workers: int = 1,
+        python: str | None = None,
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
+        if python is not None and cache_dir is not None:
+            raise ValueError("the cache is keyed on this interpreter's torch: pass cache_dir=None with python=")
         self.snippets_dir = Path(snippets_dir).resolve()
         self.shown_as = shown_as  # how messages name the snippets folder
         self.cache = ResultCache(Path(cache_dir)) if cache_dir is not None else None
@@ -73,7 +76,9 @@ class Engine:
         self.preload = tuple(preload)
         self.workers = max(1, workers)  # at most this many worker processes, each importing torch once
         self._worker_env = worker_env
-        self.runners = [Runner(self.preload, worker_env)]
+        # python: the worker's interpreter, when it is not this one (make drift runs another torch)
+        self._python = python
+        self.runners = [Runner(self.preload, worker_env, python=python)]
         self.records: list[RunRecord] = []
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         # What prefetch already read, handed to the run() that follows it in the same build:
@@ -123,7 +128,7 @@ class Engine:
             todo.append((snippet, key))
         count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
         while len(self.runners) < count:
-            self.runners.append(Runner(self.preload, self._worker_env))
+            self.runners.append(Runner(self.preload, self._worker_env, python=self._python))
         for index, (snippet, key) in enumerate(todo):
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))

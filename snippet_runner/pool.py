@@ -32,6 +32,7 @@ from snippet_runner.spec import Snippet
 # that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
 GRACE_SECONDS = 10.0
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
 
 
 RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
@@ -61,12 +62,17 @@ class PreloadError(RuntimeError):
 
 
 class _Process:
-    def __init__(self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None):
+    def __init__(
+        self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
+    ):
         read_fd, write_fd = os.pipe()
+        env = {**os.environ, **(env or {})}
+        if python is not None:  # another interpreter (make drift): let it import this engine too
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
-            env={**os.environ, **(env or {})},
+            [python or sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
             stdin=subprocess.PIPE,
+            env=env,
             stdout=subprocess.DEVNULL,
             pass_fds=(write_fd,),
             text=True,
@@ -113,9 +119,12 @@ class _Process:
 class Runner:
     """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
 
-    def __init__(self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None):
+    def __init__(
+        self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None, python: str | None = None
+    ):
         self.preload = preload
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
+        self.python = python  # the worker's interpreter; None: this one (sys.executable)
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
         self._process: _Process | None = None
         self._next_id = 0
@@ -179,7 +188,7 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env)
+            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
             self.workers_started += 1
         return self._process
 

@@ -182,8 +182,10 @@ class Project:
         cached: bool = True,
         execute: bool | None = None,
         worker_env: dict[str, str] | None = None,
+        python: str | None = None,
     ):
-        """An :class:`~snippet_runner.engine.Engine` with this project's settings."""
+        """An :class:`~snippet_runner.engine.Engine` with this project's settings (``python``: run
+        the worker under another interpreter, as ``make drift`` does; uncached then)."""
         from snippet_runner.engine import Engine
 
         return Engine(
@@ -195,6 +197,7 @@ class Project:
             shown_as=self.snippets_name,
             worker_env=worker_env,
             workers=self.workers or len(os.sched_getaffinity(0)),
+            python=python,
         )
 
 
