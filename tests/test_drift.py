@@ -7,13 +7,13 @@ errors and changed error messages, exactly as it would under another release.
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
 from snippet_runner import __version__, drift
+from snippet_runner.scratch import ScratchProject
 
 FAKE = "DRIFT_TEST_FAKE_TORCH"  # set: the examples behave as if under another torch
 
@@ -57,36 +57,21 @@ FILES = {
 
 @pytest.fixture
 def project(tmp_path):
-    root = tmp_path / "project"
+    """The shared throwaway project (snippet_runner/scratch.py), with the files above."""
+    project = ScratchProject(tmp_path / "project")
     for rel, text in {**FILES, "mkdocs.yml": CONFIG}.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-    def run(*args, env=None):
-        return subprocess.run(
-            [sys.executable, *args], cwd=root, env={**os.environ, **(env or {})}, capture_output=True, text=True
-        )
-
-    def build():
-        result = run("-m", "snippet_runner", "site")
-        return result.returncode, result.stdout + result.stderr
-
-    project = type("Project", (), {})()
-    project.root, project.run, project.build = root, run, build
-    project.html = lambda page: (root / "site" / page).read_text()
+        project.write(rel, text)
+    project.html = lambda page: (project.root / "site" / page).read_text()
     # approve boom.py's real output (its traceback), as `make accept` would
-    result = run("-m", "snippet_runner", "accept", "other/boom.py")
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, log = project.accept("other/boom.py")
+    assert code == 0, log
     return project
 
 
 def record_fake(project, label="9.9.9", **env):
     """`make drift` with this interpreter as the other torch; returns the record written."""
-    result = project.run(
-        "-m", "snippet_runner.drift", label, "--python", sys.executable, env={FAKE: label, **env}
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, log = project.run("-m", "snippet_runner.drift", label, "--python", sys.executable, **{FAKE: label, **env})
+    assert code == 0, log
     return json.loads((project.root / "drift" / f"torch-{label}.json").read_text())
 
 
@@ -109,8 +94,8 @@ def test_each_example_is_classed_against_its_approved_output(project):
 
 def test_the_same_environment_records_everything_identical(project):
     """The machinery invents no difference: the pinned environment itself is all identical."""
-    result = project.run("-m", "snippet_runner.drift", "0.0.1", "--python", sys.executable)
-    assert result.returncode == 0, result.stderr
+    code, log = project.run("-m", "snippet_runner.drift", "0.0.1", "--python", sys.executable)
+    assert code == 0, log
     data = json.loads((project.root / "drift" / "torch-0.0.1.json").read_text())
     assert {e["result"] for e in data["snippets"].values()} == {"identical"}
 
@@ -120,7 +105,7 @@ def test_a_declared_error_that_no_longer_happens_is_a_changed_error(project):
         "# snippet: raises RuntimeError: boom\n"
         f"import os\nif not os.environ.get('{FAKE}'):\n    raise RuntimeError('boom')\n"
     )
-    project.run("-m", "snippet_runner", "accept", "other/boom.py")
+    project.accept("other/boom.py")
     entry = record_fake(project)["snippets"]["other/boom.py"]
     assert entry["result"] == "error-changed"
     assert "declared to raise RuntimeError: boom but finished without an exception" in entry["message"]
@@ -131,7 +116,7 @@ def test_a_declared_error_snippet_that_now_hangs_is_a_new_error(project):
         "# snippet: raises RuntimeError: boom\n# snippet: timeout 1\n"
         f"import os\nwhile os.environ.get('{FAKE}'): pass\nraise RuntimeError('boom')\n"
     )
-    project.run("-m", "snippet_runner", "accept", "other/boom.py")
+    project.accept("other/boom.py")
     entry = record_fake(project)["snippets"]["other/boom.py"]
     assert entry["result"] == "new-error"
     assert entry["message"].startswith("timed out after 1 s")
@@ -171,10 +156,10 @@ def test_a_version_that_cannot_be_installed_stops_with_one_message_and_leaves_re
     empty.mkdir()
     # pip, offline: no index, an empty folder of wheels, and no machine-wide configuration
     env = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(empty)}
-    result = project.run("-m", "snippet_runner.drift", "9.9.9", env=env)
-    assert result.returncode == 2
-    errors = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(errors) == 1, result.stderr
+    code, _, stderr = project.run_split("-m", "snippet_runner.drift", "9.9.9", **env)
+    assert code == 2
+    errors = [line for line in stderr.splitlines() if line.strip()]
+    assert len(errors) == 1, stderr
     assert errors[0].startswith("drift: cannot install torch==9.9.9: No matching distribution found for torch==9.9.9")
     assert "No record was written" in errors[0]
     assert (project.root / "drift" / "torch-9.9.9.json").read_bytes() == before
@@ -198,9 +183,9 @@ def test_a_machine_wide_cap_on_torch_is_named_with_the_way_around_it():
 
 
 def test_a_version_that_is_not_a_release_number_is_refused(project):
-    result = project.run("-m", "snippet_runner.drift", "latest")
-    assert result.returncode == 2
-    assert result.stderr.strip() == "drift: TORCH must be a release number such as 2.15.0, not 'latest'"
+    code, _, stderr = project.run_split("-m", "snippet_runner.drift", "latest")
+    assert code == 2
+    assert stderr.strip() == "drift: TORCH must be a release number such as 2.15.0, not 'latest'"
 
 
 def _rewrite(path, change):
