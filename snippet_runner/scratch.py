@@ -74,6 +74,19 @@ class ScratchProject:
         """``make site``: the atomic build, PDF included when the project asks for one."""
         return self.run("-m", "snippet_runner", "site", **env)
 
+    def start_build(self, **popen: object) -> subprocess.Popen:
+        """``make site`` started in the background (its output in ``.stdout``), for the tests of
+        builds running at once and of an interrupted build."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "snippet_runner", "site"],
+            cwd=self.root,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            **popen,
+        )
+
     def accept(self, *rels: str) -> tuple[int, str]:
         """``make accept``."""
         return self.run("-m", "snippet_runner", "accept", *rels)

@@ -7,10 +7,6 @@ No test here times anything: each checks the behaviour that makes a build cheap.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from snippet_runner.scratch import ENV
 
 MATERIAL_WITH_PDF = """
 site_name: scratch
@@ -91,17 +87,7 @@ def test_two_builds_at_once_do_not_corrupt_each_other(scratch):
         scratch.write(f"snippets/page/n{i}.py", f"print({i} * {i})\n")
         scratch.write(f"snippets/page/n{i}.out", f"{i * i}\n")
     scratch.write("docs/index.md", "# Page\n\n" + "".join(f"{{{{ run page/n{i}.py }}}}\n\n" for i in range(8)))
-    builds = [
-        subprocess.Popen(
-            [sys.executable, "-m", "snippet_runner", "site"],
-            cwd=scratch.root,
-            env=ENV,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for _ in range(2)
-    ]
+    builds = [scratch.start_build() for _ in range(2)]
     logs = [build.communicate(timeout=300)[0] for build in builds]
     assert [build.returncode for build in builds] == [0, 0], logs
     html = (scratch.root / "site" / "index.html").read_text()
