@@ -303,7 +303,7 @@ def _install_failure(version: str, text: str, log: Path) -> str:
 # -- reading records back ------------------------------------------------------------------------
 
 
-def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
+def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | None = None) -> list[Record]:
     """Every ``drift/torch-*.json``, checked; raise ``DriftError`` naming the first bad file.
 
     Bad: not JSON, edited by hand (checksum), a name that does not match its torch, made by another
@@ -312,8 +312,11 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
     """
     root = Path(root)
     folder = root / records_dir
-    snippets_dir = root / "snippets"
-    current = project_snippets(root) if (root / "docs").is_dir() else []
+    if project is None and (root / "docs").is_dir():
+        project = Project.load(root / "mkdocs.yml")
+    snippets_dir = project.snippets_dir if project is not None else root / "snippets"
+    current = list(project.shown()) if project is not None else []
+    fingerprints: dict[str, dict | None] = {}  # each example's hashes, computed once for every record
     records = []
     for path in sorted(folder.glob("torch-*.json")) if folder.is_dir() else []:
         shown = path.relative_to(root).as_posix()
@@ -347,12 +350,13 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR) -> list[Record]:
             raise DriftError(f"{shown}: records snippets/{gone[0]}, which the site no longer runs; {redo}")
         item = Record(path, data, unchecked=[rel for rel in current if rel not in entries])
         for rel, entry in entries.items():
-            try:
-                now = fingerprint(snippets_dir, rel)
-            except SnippetError:  # unreadable now: the build reports that itself, with the page
-                item.stale.add(rel)
-                continue
-            if any(entry.get(key) != value for key, value in now.items()):
+            if rel not in fingerprints:
+                try:
+                    fingerprints[rel] = fingerprint(snippets_dir, rel)
+                except SnippetError:  # unreadable now: the build reports that itself, with the page
+                    fingerprints[rel] = None
+            now = fingerprints[rel]
+            if now is None or any(entry.get(key) != value for key, value in now.items()):
                 item.stale.add(rel)
         records.append(item)
     return sorted(records, key=lambda r: version_key(r.torch), reverse=True)

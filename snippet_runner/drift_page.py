@@ -235,12 +235,12 @@ class DriftPagePlugin(BasePlugin[DriftPageConfig]):
         return config
 
     def on_files(self, files, *, config):
-        try:
-            self.records = load_records(self.root, self.config.records_dir)
-        except DriftError as error:
-            raise PluginError(str(error)) from None
         runner = config.plugins.get("snippet-runner")
         project = runner.project if runner is not None else Project.load(self.root / "mkdocs.yml")
+        try:
+            self.records = load_records(self.root, self.config.records_dir, project)
+        except DriftError as error:
+            raise PluginError(str(error)) from None
         self.pages = snippets_by_page(project)
         if files.get_file_from_path(self.config.page) is None:
             raise PluginError(f"snippet-drift: docs/{self.config.page} does not exist (the plugin's `page` setting)")
