@@ -1,6 +1,6 @@
 import torch
 
-# Data and targets are inputs, not things we optimise: leave requires_grad off.
+# Data and targets are inputs, not things we optimize: leave requires_grad off.
 x = torch.tensor([1.0, 2.0, 3.0])
 target = torch.tensor([2.0, 4.0, 6.0])
 

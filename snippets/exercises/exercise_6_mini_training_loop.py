@@ -102,7 +102,7 @@ print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
 # with learning rate $\eta = 0.1$. The loss shrinks on every iteration and, after 20 of them,
 # $w$ is essentially 2 and $b$ essentially 0.
 #
-# **Why these inputs?** They are centred on zero ($\sum_i x_i = 0$), so a change in $b$ does not
+# **Why these inputs?** They are centered on zero ($\sum_i x_i = 0$), so a change in $b$ does not
 # disturb the gradient of $w$ and the other way round. Gradient descent then settles both within
 # 20 iterations, few enough to print every one. Try
 # `x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])` instead: with inputs that are all positive,
