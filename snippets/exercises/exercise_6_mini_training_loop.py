@@ -91,9 +91,13 @@ print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
 #
 # $$
 # L = \frac{1}{N} \sum_{i=1}^{N} (w x_i + b - y_i)^2
-# \qquad
+# $$
+#
+# $$
 # \frac{\partial L}{\partial w} = \frac{2}{N} \sum_{i=1}^{N} (w x_i + b - y_i)\, x_i
-# \qquad
+# $$
+#
+# $$
 # \frac{\partial L}{\partial b} = \frac{2}{N} \sum_{i=1}^{N} (w x_i + b - y_i)
 # $$
 #
