@@ -8,7 +8,10 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 loss_function = nn.MSELoss()
 
 # The same tiny fixed "dataloader" as in the wrong version.
-batch = (torch.tensor([[1.0], [2.0], [3.0]]), torch.tensor([[2.0], [4.0], [6.0]]))
+batch = (
+    torch.tensor([[1.0], [2.0], [3.0]]),
+    torch.tensor([[2.0], [4.0], [6.0]]),
+)
 dataloader = [batch] * 8
 
 

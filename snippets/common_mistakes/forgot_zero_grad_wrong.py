@@ -8,7 +8,10 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 loss_function = nn.MSELoss()
 
 # A tiny fixed "dataloader": the same batch eight times.
-batch = (torch.tensor([[1.0], [2.0], [3.0]]), torch.tensor([[2.0], [4.0], [6.0]]))
+batch = (
+    torch.tensor([[1.0], [2.0], [3.0]]),
+    torch.tensor([[2.0], [4.0], [6.0]]),
+)
 dataloader = [batch] * 8
 
 
@@ -20,7 +23,8 @@ for i, (data, target) in enumerate(dataloader, start=1):
     output = model(data)
     loss = loss_function(output, target)
     before = weight_grad()
-    loss.backward()          # ADDS this batch's gradient to what .grad already holds
+    # ADDS this batch's gradient to what .grad already holds
+    loss.backward()
     optimizer.step()
     print(
         f"iteration {i}: loss={loss.item():7.4f}  "

@@ -21,7 +21,7 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
 # y = ...                          build y = x ** 2
 # print(y.shape)                   y is not a scalar
-# y.backward(torch.ones_like(y))   supply one upstream gradient per element of y
+# y.backward(torch.ones_like(y))   a gradient for each element
 # print(x.grad)
 
 # %% [markdown]

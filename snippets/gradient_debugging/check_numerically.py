@@ -11,10 +11,13 @@ f(x).backward()
 h = 1e-6
 with torch.no_grad():
     numeric = (f(x + h) - f(x - h)) / (2 * h)
-print(f"autograd: {x.grad.item():.6f}   finite difference: {numeric.item():.6f}")
+print(f"autograd: {x.grad.item():.6f}   "
+      f"finite difference: {numeric.item():.6f}")
 
 # 2. torch.autograd.gradcheck does the same for every input element.
-xs = torch.tensor([-1.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
+xs = torch.tensor(
+    [-1.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True
+)
 print("gradcheck(f):", torch.autograd.gradcheck(f, (xs,)))
 
 
@@ -31,5 +34,7 @@ class BuggySquare(torch.autograd.Function):
         return grad_output * 2 * (3 * x + 4)   # should be * 3 as well
 
 
-ok = torch.autograd.gradcheck(BuggySquare.apply, (xs,), raise_exception=False)
+ok = torch.autograd.gradcheck(
+    BuggySquare.apply, (xs,), raise_exception=False
+)
 print("gradcheck(BuggySquare):", ok)

@@ -15,7 +15,7 @@ with warnings.catch_warnings(record=True) as caught:
             print("RuntimeError:", error)
 
 # Anomaly mode also warns, with the traceback of the forward call that
-# created the failing node. Print its first line and the frame in this file.
+# created the failing node. Print its first line and this file's frame.
 report = str(caught[0].message).splitlines()
 print(report[0])
 for number, line in enumerate(report):

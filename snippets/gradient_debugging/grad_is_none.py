@@ -6,7 +6,7 @@ unused = torch.tensor(5.0, requires_grad=True)
 x = torch.tensor(2.0)
 
 hidden = w * x + b                     # cause 2: a non-leaf tensor
-cut = hidden.detach()                  # cause 3: .detach() cuts the graph here
+cut = hidden.detach()                  # cause 3: .detach() cuts the graph
 loss = hidden ** 2 + cut               # `unused` is never used: cause 4
 loss.backward()
 

@@ -15,4 +15,4 @@ y.register_hook(show("y"))     # runs during backward, for the non-leaf y
 x.register_hook(show("x"))
 loss.backward()
 
-print("x.grad after the pass:", x.grad)   # hooks only look; .grad is as usual
+print("x.grad after the pass:", x.grad)   # hooks only look

@@ -8,7 +8,8 @@ for sparse in (False, True):
     embedding = nn.Embedding(10, 8, sparse=sparse)
     embedding(tokens).sum().backward()
     grad = embedding.weight.grad
-    print(f"sparse={sparse}: layout={grad.layout}, shape={tuple(grad.shape)}")
+    print(f"sparse={sparse}: layout={grad.layout}, "
+          f"shape={tuple(grad.shape)}")
     if grad.is_sparse:
         rows = grad.coalesce().indices()[0].tolist()
         print(f"  stores only the rows that were looked up: {rows}")

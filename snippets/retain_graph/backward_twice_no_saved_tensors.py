@@ -16,4 +16,5 @@ z.backward()
 try:
     z.backward()      # the saved x was freed by the first pass
 except RuntimeError as error:
-    print("z = x ** 2, second pass: RuntimeError:", str(error).split(" (")[0])
+    message = str(error).split(" (")[0]
+    print("z = x ** 2, second pass: RuntimeError:", message)

@@ -1,6 +1,7 @@
 """Every page, at a desktop width (1280 px) and a phone width (390 px): nothing is wider than its
-column without a scrollbar of its own, no display equation is clipped or needs scrolling, outputs
-keep their columns (no soft-wrapped lines at desktop width) and the copy button covers no output."""
+column without a scrollbar of its own, no display equation is clipped or needs scrolling. At desktop
+width also: outputs keep their columns (no soft-wrapped lines), the copy button covers no output,
+and no code listing needs sideways scrolling (on a phone, listings and outputs scroll in their box)."""
 
 from __future__ import annotations
 
@@ -43,13 +44,19 @@ WIDE_EQUATIONS = """() => [...document.querySelectorAll('article .arithmatex, ar
   .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
   .map(el => `${el.scrollWidth} > ${el.clientWidth}: ${el.textContent.trim().slice(0, 50)}`)"""
 
+# Code listings (not outputs) that need sideways scrolling at desktop width: a long comment should
+# be wrapped in the source instead (tests/test_layout.py checks the line lengths too).
+WIDE_LISTINGS = """() => [...document.querySelectorAll('article pre > code, article .jp-InputArea-editor pre')]
+  .filter(el => !el.closest('.snippet-output') && el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+  .map(el => `listing needs scrolling: ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent.trim().slice(0, 50)}`)"""
+
 # Output blocks whose lines wrap, and copy buttons that sit on top of output text.
-OUTPUT_PROBLEMS = """() => {
+OUTPUT_PROBLEMS = """(desktop) => {
   const out = [];
   for (const block of document.querySelectorAll('.snippet-output')) {
     const code = block.querySelector('code');
     if (!code || block.offsetParent === null) continue;
-    if (getComputedStyle(code).whiteSpace !== 'pre') out.push(`soft-wrapped: ${code.textContent.slice(0, 40)}`);
+    if (desktop && getComputedStyle(code).whiteSpace !== 'pre') out.push(`soft-wrapped: ${code.textContent.slice(0, 40)}`);
     const button = block.querySelector('.md-code__nav, .md-clipboard');
     if (!button || button.offsetParent === null) continue;
     const b = button.getBoundingClientRect();
@@ -86,8 +93,10 @@ def test_nothing_is_clipped_or_wider_than_its_column(width_context, http_root, p
         page.add_style_tag(content=".katex-mathml { display: none !important }")
         problems = [f"equation too wide: {e}" for e in page.evaluate(WIDE_EQUATIONS)]
         problems += [f"overflows without a scrollbar: {e}" for e in page.evaluate(OVERFLOWING)]
-        if width_context.width_name == "desktop":
-            problems += page.evaluate(OUTPUT_PROBLEMS)
+        desktop = width_context.width_name == "desktop"
+        problems += page.evaluate(OUTPUT_PROBLEMS, desktop)
+        if desktop:
+            problems += page.evaluate(WIDE_LISTINGS)
         sideways = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         if sideways > 0:
             problems.append(f"the page scrolls sideways by {sideways}px")
