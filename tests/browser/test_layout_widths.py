@@ -5,14 +5,27 @@ and no code listing needs sideways scrolling (on a phone, listings and outputs s
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from tests.test_chapter_site import nav_pages
+import pytest
+import yaml
 
 from .pages import OPEN_SHADOW_ROOTS, wait_until_rendered
 
+ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-PAGES = [page.rsplit(".", 1)[0] + ".html" for page in nav_pages()]
+
+
+def nav_files(items):
+    for item in items:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        yield from nav_files(value) if isinstance(value, list) else [value]
+
+
+PAGES = [
+    page.rsplit(".", 1)[0] + ".html"
+    for page in nav_files(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
+]
 
 # Elements whose content is wider than their box, and nothing lets the reader scroll to it.
 OVERFLOWING = """() => {
