@@ -19,6 +19,7 @@ def weight_grad():
     return 0.0 if model.weight.grad is None else model.weight.grad.item()
 
 
+print("iteration     loss  this batch's gradient  weight.grad used by step()")
 for i, (data, target) in enumerate(dataloader, start=1):
     optimizer.zero_grad()    # start every iteration from an empty .grad
     output = model(data)
@@ -26,8 +27,5 @@ for i, (data, target) in enumerate(dataloader, start=1):
     before = weight_grad()
     loss.backward()
     optimizer.step()
-    print(
-        f"iteration {i}: loss={loss.item():7.4f}  "
-        f"this batch's gradient={weight_grad() - before:8.4f}  "
-        f"weight.grad used by step()={weight_grad():8.4f}"
-    )
+    this_batch = weight_grad() - before
+    print(f"{i:9}  {loss.item():7.4f}  {this_batch:21.4f}  {weight_grad():26.4f}")
