@@ -28,4 +28,5 @@ for i, (data, target) in enumerate(dataloader, start=1):
     loss.backward()
     optimizer.step()
     this_batch = weight_grad() - before
-    print(f"{i:9}  {loss.item():7.4f}  {this_batch:21.4f}  {weight_grad():26.4f}")
+    used = weight_grad()
+    print(f"{i:9}  {loss.item():7.4f}  {this_batch:21.4f}  {used:26.4f}")
