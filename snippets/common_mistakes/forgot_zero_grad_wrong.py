@@ -19,7 +19,8 @@ def weight_grad():
     return 0.0 if model.weight.grad is None else model.weight.grad.item()
 
 
-print("iteration     loss  this batch's gradient  weight.grad used by step()")
+print("iteration     loss  this batch's gradient",
+      " weight.grad used by step()")
 for i, (data, target) in enumerate(dataloader, start=1):
     output = model(data)
     loss = loss_function(output, target)
