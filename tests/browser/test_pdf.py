@@ -1,7 +1,9 @@
 """The chapter as one PDF (site/pdf/autograd-part2.pdf), read back with pypdf: its size, cover,
 bookmarks, page numbers, text (every page, real outputs, expanded answers, rendered math and
-diagrams) and fonts. Plus one check in the browser: on the printed page no code is wider than
-the paper, so long lines wrap instead of being cut off."""
+diagrams) and fonts; and, so that it reads like a book, the printed contents (a page number and a
+link for every entry), no near-empty sheets, the metadata, and links that land on their target's
+page. Plus two checks in the browser: on the printed page no code is wider than the paper, so long
+lines wrap instead of being cut off, and headings print in the body text's colour."""
 
 from __future__ import annotations
 
