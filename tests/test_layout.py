@@ -46,3 +46,29 @@ def test_every_python_dependency_is_pinned_and_torch_is_the_cpu_release():
     assert "torch==2.13.0" in lines
     for named in ("mkdocs-material", "mkdocs-jupyter", "pytest-markdown-docs", "mkdocs"):
         assert any(line.lower().startswith(f"{named}==") for line in lines), named
+
+
+# The widest code line that fits in a listing without scrolling at 1280 px: a numbered snippet listing
+# is about 648 px wide, a notebook code cell about 570 px, and the code font at that size takes
+# 8.5 px a character. tests/browser/test_layout_widths.py checks the same in the browser.
+LISTING_CHARS = 75
+NOTEBOOK_CELL_CHARS = 66
+
+
+def _code_lines(path):
+    """(number, line) of the code a reader sees: all of a snippet, the code cells of an exercise."""
+    in_markdown = False
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if line.startswith("# %%"):
+            in_markdown = "[markdown]" in line
+            continue
+        if not in_markdown and not line.startswith("# snippet:"):  # engine directives are not shown
+            yield number, line
+
+
+def test_no_code_line_is_wider_than_its_listing():
+    long = []
+    for path in sorted(SNIPPETS.rglob("*.py")):
+        limit = NOTEBOOK_CELL_CHARS if path.parent.name == "exercises" else LISTING_CHARS
+        long += [f"{path.relative_to(ROOT)}:{n} ({len(line)})" for n, line in _code_lines(path) if len(line) > limit]
+    assert long == [], "wrap long comments and lines in the source"

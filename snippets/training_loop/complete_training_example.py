@@ -1,7 +1,7 @@
 import torch
 import torch.nn as nn
 
-torch.manual_seed(0)  # not in the original chapter: makes the losses repeatable
+torch.manual_seed(0)  # a fixed random start, so the losses repeat
 
 model = nn.Linear(1, 1)
 
