@@ -14,6 +14,7 @@ Playwright's ``page.pdf`` can do both, and adds the outline (bookmarks from the 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,3 +90,38 @@ def print_pdf(print_page: Path, pdf_path: Path) -> Printed:
         )
     seconds = time.perf_counter() - started
     return Printed(pdf_path, len(PdfReader(pdf_path).pages), pdf_path.stat().st_size, seconds)
+
+
+# -- reproducible bytes ---------------------------------------------------------------------------
+# Chromium (Skia's PDF backend) writes two things that change from one print to the next, though
+# the page is the same: the print time, as /CreationDate and /ModDate in the document information
+# dictionary, and the DOM node numbers of table header cells, as the /ID of their structure
+# elements ("node00000544"), which depend on how many nodes the page had made by then. Skia
+# honours no SOURCE_DATE_EPOCH, and Playwright passes no date. Rewriting the file with pypdf would
+# take seconds and renumber every object; an incremental update would leave the old values in the
+# file. So both are replaced in place, by values of exactly the same length, and every byte offset
+# in the cross-reference table stays right: the dates by the given time (the last commit's, see
+# site.py), the node numbers by their rank (0, 1, 2... in the same order, so the /IDTree's sorted
+# keys stay sorted). Both are written uncompressed by Skia, which this checks by counting them.
+
+_PDF_DATE = re.compile(rb"/(CreationDate|ModDate) \(D:\d{14}[^)]*\)")
+_NODE_ID = re.compile(rb"\(node(\d{8})\)")
+
+
+def make_reproducible(pdf_path: Path, epoch: int) -> None:
+    """Set the PDF's dates to ``epoch`` (seconds, UTC) and number its node ids by rank, in place."""
+    data = pdf_path.read_bytes()
+    stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime(epoch))
+
+    def date(match: re.Match) -> bytes:
+        new = b"/%s (D:%s+00'00')" % (match.group(1), stamp.encode())
+        if len(new) != len(match.group(0)):
+            raise RuntimeError(f"unexpected PDF date {match.group(0)!r}; not rewritten")
+        return new
+
+    data, dates = _PDF_DATE.subn(date, data)
+    if dates != 2:
+        raise RuntimeError(f"expected a /CreationDate and a /ModDate in {pdf_path.name}, found {dates} dates")
+    rank = {n: b"%08d" % i for i, n in enumerate(sorted(set(_NODE_ID.findall(data)), key=int))}
+    data = _NODE_ID.sub(lambda m: b"(node" + rank[m.group(1)] + b")", data)
+    pdf_path.write_bytes(data)
