@@ -3,7 +3,8 @@
 // own code blocks; a wide formula (KaTeX, rendered by katex-init.js just before this runs) and the
 // notebooks' code and output blocks (mkdocs-jupyter) get no such help, so on a phone, or with a
 // long formula on a desktop, their ends could only be reached with a mouse or a finger.
-// Only blocks that do scroll now, at this width, become tab stops; checked again after a resize.
+// Only blocks that do scroll now, at this width, become tab stops; checked again once the fonts
+// are in and after a resize.
 const SCROLLERS = ".md-typeset .arithmatex, .jupyter-wrapper .highlight-ipynb, .jupyter-wrapper pre"
 
 function markScrollable(root) {
@@ -22,6 +23,7 @@ function markScrollable(root) {
 
 document$.subscribe(({ body }) => {
   markScrollable(body)
+  document.fonts.ready.then(() => markScrollable(document.body)) // KaTeX's fonts widen formulas
   let pending = 0
   window.addEventListener("resize", () => {
     clearTimeout(pending)
