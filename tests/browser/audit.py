@@ -12,9 +12,10 @@ Beside axe, one check of our own runs in the same page: every image and figure h
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
 context opens; axe's own ``svg-img-alt`` only looks at ``role="img"``).
 
-Economy: one browser context per (palette, width); its pages are opened a few at a time, so the
-browser renders and audits them in parallel while Python waits on the first; each page is
-rendered once (math, diagrams, fonts) and audited once.
+Economy: one browser context per palette (prefers-color-scheme, which Material follows); its pages
+are opened a few at a time, so the browser renders and audits them side by side while Python
+waits on the first. Each page is loaded and rendered (math, diagrams, fonts) once per palette,
+audited at the desktop width, then narrowed to the phone width and audited again.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SCHEMES = {"light": "light", "dark": "dark"}  # prefers-color-scheme; Material follows it (mkdocs.yml)
 MATERIAL_SCHEME = {"light": "default", "dark": "slate"}
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-AT_ONCE = 3  # pages rendered and audited side by side in one context
+AT_ONCE = 2  # pages rendered and audited side by side in one context
 
 # Starts axe on the page; the result (reduced to what a failure message needs) is collected later.
 _START = """() => {
@@ -74,7 +75,7 @@ def site_pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "assets" not in p.parts)
 
 
-def new_context(browser, scheme: str, width: str):
+def new_context(browser, scheme: str, width: str = "desktop"):
     from .pages import OPEN_SHADOW_ROOTS
 
     phone = width == "phone"
@@ -83,8 +84,22 @@ def new_context(browser, scheme: str, width: str):
     return context
 
 
-def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = True) -> dict[str, dict]:
-    """{path: {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}} for each page."""
+def _collect(page) -> dict:
+    """The result of the axe run _START began, and our own check, for the page as it is now."""
+    return {
+        "violations": page.evaluate("() => window.__audit"),
+        "scheme": page.locator("body").get_attribute("data-md-color-scheme"),
+        **page.evaluate(_ALTERNATIVES),
+    }
+
+
+def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = True) -> dict[tuple[str, str], dict]:
+    """{(width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}}.
+
+    Each page is loaded once, at the desktop width, rendered and audited; then the window is
+    narrowed to the phone width (Material's layout follows the width through CSS media queries,
+    and the site's scripts re-check what scrolls on a resize) and it is audited again.
+    """
     from .pages import wait_until_rendered
 
     results = {}
@@ -92,6 +107,7 @@ def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = Tru
         batch = [(path, context.new_page()) for path in paths[i : i + AT_ONCE]]
         try:
             for path, page in batch:
+                page.set_viewport_size(WIDTHS["desktop"])
                 page.goto(root + path, wait_until="commit")
             for path, page in batch:
                 page.wait_for_load_state("load")
@@ -100,11 +116,15 @@ def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = Tru
                 page.add_script_tag(content=axe)
                 page.evaluate(_START)
             for path, page in batch:
-                results[path] = {
-                    "violations": page.evaluate("() => window.__audit"),
-                    "scheme": page.locator("body").get_attribute("data-md-color-scheme"),
-                    **page.evaluate(_ALTERNATIVES),
-                }
+                results["desktop", path] = _collect(page)
+                page.set_viewport_size(WIDTHS["phone"])
+            for path, page in batch:
+                # until scrollable.js has looked again at what scrolls at this width
+                page.wait_for_function(f"document.documentElement.dataset.scrollablesChecked === '{WIDTHS['phone']['width']}'")
+                page.wait_for_timeout(100)  # and Material's own resize handlers have run
+                page.evaluate(_START)
+            for path, page in batch:
+                results["phone", path] = _collect(page)
         finally:
             for _, page in batch:
                 page.close()
@@ -129,15 +149,14 @@ def main(site: Path) -> None:
     total: Counter = Counter()
     with chromium.launch() as browser:
         for scheme in SCHEMES:
-            for width in WIDTHS:
-                context = new_context(browser, scheme, width)
-                results = audit_pages(context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv)
-                context.close()
-                for path, result in results.items():
-                    for v in result["violations"]:
-                        total[v["impact"]] += len(v["nodes"])
-                    for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:
-                        print(line)
+            context = new_context(browser, scheme)
+            results = audit_pages(context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv)
+            context.close()
+            for (width, path), result in results.items():
+                for v in result["violations"]:
+                    total[v["impact"]] += len(v["nodes"])
+                for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:
+                    print(line)
     print(dict(total))
 
 

@@ -50,10 +50,11 @@ def _soup(path: Path):
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
-def anchors(path: Path) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def anchors(path: Path) -> frozenset[str]:
     """The fragments a page answers to: every id, and every <a name>."""
     soup = _soup(path)
-    return {el["id"] for el in soup.find_all(id=True)} | {a["name"] for a in soup.find_all("a", attrs={"name": True})}
+    return frozenset(el["id"] for el in soup.find_all(id=True)) | {a["name"] for a in soup.find_all("a", attrs={"name": True})}
 
 
 def references(site: Path) -> list[Reference]:
