@@ -39,11 +39,19 @@ def pages_like_server(built_site):
     server.server_close()
 
 
-def check_not_found_page(browser, url: str) -> None:
+def check_not_found_page(browser, url: str, root: str | None = None) -> None:
+    """``root``: the site's root, when ``url`` is a missing page below it (see the note below)."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    failed = []
+    failed, loaded = [], set()
     page.on("requestfailed", lambda request: failed.append(request.url))
-    page.on("response", lambda response: response.status >= 400 and response.url != url and failed.append(response.url))
+
+    def on_response(response):
+        if response.status >= 400 and response.url != url:
+            failed.append(response.url)
+        else:
+            loaded.add(response.url)
+
+    page.on("response", on_response)
     try:
         page.goto(url, wait_until="load")
         page.wait_for_function("typeof document$ !== 'undefined'", timeout=15_000)  # Material's script ran
@@ -51,8 +59,15 @@ def check_not_found_page(browser, url: str) -> None:
         assert page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).backgroundColor") == HEADER_ORANGE
         assert page.locator(".md-nav__link", has_text="The chain rule").count() >= 1
         home = page.get_by_role("link", name="Go to the start of the chapter")
-        assert home.evaluate("a => a.href").endswith("/index.html")
+        assert home.evaluate("a => a.href") == (root or url.rsplit("/", 1)[0] + "/") + "index.html"
         page.wait_for_load_state("networkidle")
+        if root is not None:
+            # Shown for a missing page in a subfolder, the page's assets are found through the <base>
+            # its first script adds. Chromium's preload scanner reads the markup ahead of that script
+            # and asks for a few of them relative to the subfolder first: those misses are harmless
+            # as long as each file then loaded from the root.
+            folder = url.rsplit("/", 1)[0] + "/"
+            failed = [u for u in failed if not (u.startswith(folder) and root + u[len(folder):] in loaded)]
         assert failed == []
         home.click()
         page.wait_for_load_state("load")
@@ -67,4 +82,4 @@ def test_the_404_page_works_from_disk(browser, built_site):
 
 @pytest.mark.parametrize("path", ["404.html", "no-such-page.html", "exercises/deep/no-such-page.html"])
 def test_the_404_page_works_over_http(browser, pages_like_server, path):
-    check_not_found_page(browser, pages_like_server + path)
+    check_not_found_page(browser, pages_like_server + path, root=pages_like_server)
