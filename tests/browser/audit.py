@@ -13,10 +13,12 @@ Beside axe, one check of our own runs in the same page: every image and figure h
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
 context opens; axe's own ``svg-img-alt`` only looks at ``role="img"``).
 
-Economy: the four (palette, width) audits of a page share one load: it is rendered once (math,
-diagrams, fonts), then resized and switched to the other palette in place (``STEPS``); a few pages
-go through this side by side, so the browser works on one while Python waits on another. Loading
-was half the time of an audit, so this halves the loads of four separate visits and more.
+Economy: one browser context per palette, set through prefers-color-scheme as a reader's system
+would (Material picks its palette from it when the page loads, and does not follow it afterwards;
+switching the palette in place instead left the print page half restyled, so each palette gets its
+own load). In it, each page is loaded and rendered (math, diagrams, fonts) once, audited at the
+desktop width, narrowed to the phone width and audited again (``STEPS``). A few pages go through
+this side by side, so the browser works on one while Python waits on another.
 """
 
 from __future__ import annotations
@@ -94,14 +96,6 @@ def _collect(page) -> dict:
     }
 
 
-# Material remembers a palette picked with its toggle (localStorage, shared by every file:// page):
-# each page must start from the palette prefers-color-scheme asks for.
-_FORGET_PALETTE = "try { localStorage.clear() } catch (e) {}"
-
-# Material's palette toggle: the radio input of the other palette (mkdocs.yml lists light first).
-_TOGGLE_TO = {"dark": "__palette_1", "light": "__palette_0"}
-
-
 def _wait_for_width(page, width: str) -> None:
     page.set_viewport_size(WIDTHS[width])
     # until scrollable.js has looked again at what scrolls at this width
@@ -109,32 +103,20 @@ def _wait_for_width(page, width: str) -> None:
     page.wait_for_timeout(100)  # and Material's own resize handlers have run
 
 
-def _switch_palette(page, scheme: str) -> None:
-    page.evaluate(f"() => document.getElementById('{_TOGGLE_TO[scheme]}').click()")
-    page.wait_for_function(f"document.body.dataset.mdColorScheme === '{MATERIAL_SCHEME[scheme]}'")
-    page.wait_for_timeout(100)
+# The widths each page goes through, and how to get there from the one before.
+STEPS = [("desktop", None), ("phone", lambda page: _wait_for_width(page, "phone"))]
 
 
-# The order each page goes through: (palette, width), and how to get there from the step before.
-STEPS = [
-    (("light", "desktop"), None),
-    (("light", "phone"), lambda page: _wait_for_width(page, "phone")),
-    (("dark", "phone"), lambda page: _switch_palette(page, "dark")),
-    (("dark", "desktop"), lambda page: _wait_for_width(page, "desktop")),
-]
+def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = True) -> dict[tuple[str, str], dict]:
+    """{(width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}} in the
+    context's palette.
 
-
-def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = True) -> dict[tuple[str, str, str], dict]:
-    """{(scheme, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}}.
-
-    Each page is loaded once, in the light palette at the desktop width, rendered and audited; then
-    narrowed to the phone width (Material's layout follows the width through CSS media queries, and
-    the site's scripts re-check what scrolls on a resize) and audited; switched to the dark palette
-    with Material's own toggle and audited; and widened again and audited.
+    Each page is loaded once, at the desktop width, rendered and audited; then narrowed to the
+    phone width (Material's layout follows the width through CSS media queries, and the site's
+    scripts re-check what scrolls on a resize) and audited again.
     """
     from .pages import wait_until_rendered
 
-    context.add_init_script(_FORGET_PALETTE)
     results = {}
     for i in range(0, len(paths), AT_ONCE):
         batch = [(path, context.new_page()) for path in paths[i : i + AT_ONCE]]
@@ -147,13 +129,13 @@ def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = Tru
                 if wait:
                     wait_until_rendered(page)
                 page.add_script_tag(content=axe)
-            for (scheme, width), step in STEPS:
+            for width, step in STEPS:
                 for path, page in batch:
                     if step is not None:
                         step(page)
                     page.evaluate(_START)
                 for path, page in batch:
-                    results[scheme, width, path] = _collect(page)
+                    results[width, path] = _collect(page)
         finally:
             for _, page in batch:
                 page.close()
@@ -177,14 +159,15 @@ def main(site: Path) -> None:
     axe = axe_source()
     total: Counter = Counter()
     with chromium.launch() as browser:
-        context = new_context(browser, "light")
-        results = audit_pages(context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv)
-        context.close()
-        for (scheme, width, path), result in results.items():
-            for v in result["violations"]:
-                total[v["impact"]] += len(v["nodes"])
-            for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:
-                print(line)
+        for scheme in SCHEMES:
+            context = new_context(browser, scheme)
+            results = audit_pages(context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv)
+            context.close()
+            for (width, path), result in results.items():
+                for v in result["violations"]:
+                    total[v["impact"]] += len(v["nodes"])
+                for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:
+                    print(line)
     print(dict(total))
 
 

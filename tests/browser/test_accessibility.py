@@ -24,13 +24,21 @@ def axe() -> str:
 
 
 @pytest.fixture(scope="module")
-def audits(browser, built_site, axe) -> dict:
-    """{(scheme, width, path): result} for every page, palette and width: one load per page."""
-    context = new_context(browser, "light")
-    try:
-        return audit_pages(context, built_site.as_uri() + "/", site_pages(built_site), axe)
-    finally:
-        context.close()
+def audits(browser, built_site, axe):
+    """{scheme: {(width, path): result}}: each palette audited (every page, both widths) once, when
+    a test first asks for it."""
+    done = {}
+
+    def get(scheme: str) -> dict:
+        if scheme not in done:
+            context = new_context(browser, scheme)
+            try:
+                done[scheme] = audit_pages(context, built_site.as_uri() + "/", site_pages(built_site), axe)
+            finally:
+                context.close()
+        return done[scheme]
+
+    return get
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -38,7 +46,7 @@ def audits(browser, built_site, axe) -> dict:
 def test_every_page_passes_axe_and_names_its_images(built_site, audits, scheme, width):
     pages = site_pages(built_site)
     assert len(pages) >= 30 and {"404.html", "print_page.html", "exercises/exercise_2_chain_rule.html"} <= set(pages)
-    results = {path: r for (s, w, path), r in audits.items() if (s, w) == (scheme, width)}
+    results = {path: r for (w, path), r in audits(scheme).items() if w == width}
     assert sorted(results) == pages
     wrong_scheme = [path for path, r in results.items() if r["scheme"] != MATERIAL_SCHEME[scheme]]
     assert wrong_scheme == [], f"the {scheme} palette did not take effect on {wrong_scheme}"
