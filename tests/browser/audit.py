@@ -3,11 +3,10 @@
 at both widths, and the counts by impact).
 
 axe-core is Deque's accessibility engine, the one Lighthouse and the browsers' own audits build on.
-It comes from the npm registry through package.json; the Makefile's vendor step copies it to
-tests/browser/vendor/, beside KaTeX and Mermaid's copy step, and it is injected into each page under
-test, never into the site itself. We run its whole default
-rule set (WCAG 2.0, 2.1 and 2.2 A and AA, plus best practices) and the tests require no violation of
-impact ``critical`` or ``serious``.
+It comes from the npm registry through package.json; the Makefile step that copies KaTeX and
+Mermaid copies it to tests/browser/vendor/, and it is injected into each page under test, never
+into the site itself. We run its whole default rule set (WCAG 2.0, 2.1 and 2.2 A and AA, plus best
+practices) and the tests require no violation of impact ``critical`` or ``serious``.
 
 Beside axe, one check of our own runs in the same page: every image and figure has a text
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
