@@ -9,6 +9,7 @@ export NO_MKDOCS_2_WARNING := 1
 
 VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.copied
+TEST_VENDOR := tests/browser/vendor
 
 .PHONY: serve site test lint accept bench drift clean
 
@@ -21,6 +22,8 @@ $(READY): requirements.txt pyproject.toml
 
 # Math, diagrams and the offline search shim come from the npm registry (package-lock.json),
 # are copied into the site's own assets, and are never committed or loaded from a CDN.
+# axe-core, the accessibility engine the browser tests inject into each page, comes the same way
+# but goes next to those tests, never into the site.
 $(ASSETS): package-lock.json
 	npm ci --no-audit --no-fund --silent
 	rm -rf $(VENDOR)
@@ -30,6 +33,8 @@ $(ASSETS): package-lock.json
 	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
 	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
 	cp node_modules/iframe-worker/shim/index.js $(VENDOR)/iframe-worker/shim.js
+	rm -rf $(TEST_VENDOR) && mkdir -p $(TEST_VENDOR)
+	cp node_modules/axe-core/axe.min.js $(TEST_VENDOR)/
 	touch $@
 
 serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning
@@ -59,4 +64,4 @@ drift: $(READY)  ## check every output under another torch: make drift TORCH=2.1
 	$(PY) -m snippet_runner.drift $(TORCH) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 
 clean:  ## remove builds and caches (keeps .venv)
-	rm -rf site site.staging-* site.retired-* .cache .pytest_cache $(VENDOR) node_modules
+	rm -rf site site.staging-* site.retired-* .cache .pytest_cache $(VENDOR) $(TEST_VENDOR) node_modules

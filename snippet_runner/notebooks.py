@@ -12,6 +12,7 @@ folded into a ``<details>`` block, and a download link to the ``.ipynb`` is adde
 
 from __future__ import annotations
 
+import hashlib
 import re
 from html import escape
 
@@ -50,10 +51,28 @@ def to_notebook(outcome: Outcome) -> str:
         count += 1
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
+    _content_ids(notebook.cells, snippet.rel)
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["language_info"] = {"name": "python"}
     return nbformat.writes(notebook) + "\n"
+
+
+def _content_ids(cells, name: str) -> None:
+    """Give each cell an id derived from its content, in place of nbformat's random one.
+
+    nbformat (through jupytext) draws a random id for every new cell, so the same script gave a
+    different notebook, and a different rendered page (``id="cell-id=..."``), on every build; the
+    build rewrote the notebooks and mkdocs-jupyter converted them again even when nothing changed.
+    An id is 8 hex digits (nbformat's own length) of the SHA-256 of the notebook's name and the
+    cell's type and source, so the same cell in two notebooks (both end up on the print page) gets
+    two ids; ``-2``, ``-3``... are added to a repeat of an identical cell within one notebook.
+    """
+    seen: dict[str, int] = {}
+    for cell in cells:
+        digest = hashlib.sha256(f"{name}\0{cell.cell_type}\0{cell.source}".encode()).hexdigest()[:8]
+        seen[digest] = seen.get(digest, 0) + 1
+        cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
 
 
 def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, str] | None = None) -> str:

@@ -32,6 +32,7 @@ that leaves Chromium's outline, tags and links untouched.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,8 +141,9 @@ class Printed:
     seconds: float
 
 
-def print_pdf(print_page: Path, pdf_path: Path) -> Printed:
-    """Print ``print_page`` (an HTML file) to ``pdf_path``; raise RuntimeError if it does not render."""
+def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Printed:
+    """Print ``print_page`` (an HTML file) to ``pdf_path``; raise RuntimeError if it does not render.
+    With ``epoch`` (seconds), the PDF's dates are that time and its bytes are the same every print."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from pypdf import PdfReader
 
@@ -163,6 +165,8 @@ def print_pdf(print_page: Path, pdf_path: Path) -> Printed:
         _let_tall_blocks_break(page)
         metadata = _metadata_from_cover(page)
         _number_the_contents(page, pdf_path)
+    if epoch is not None:  # before the metadata update, which carries the dates over
+        make_reproducible(pdf_path, epoch)
     set_metadata(pdf_path, **metadata)
     seconds = time.perf_counter() - started
     return Printed(pdf_path, len(PdfReader(pdf_path).pages), pdf_path.stat().st_size, seconds)
@@ -259,3 +263,38 @@ def set_metadata(pdf_path: Path, *, title: str, author: str = "", subject: str =
     writer.add_metadata({key: value for key, value in info.items() if value})
     with open(pdf_path, "wb") as out:
         writer.write(out)
+
+
+# -- reproducible bytes ---------------------------------------------------------------------------
+# Chromium (Skia's PDF backend) writes two things that change from one print to the next, though
+# the page is the same: the print time, as /CreationDate and /ModDate in the document information
+# dictionary, and the DOM node numbers of table header cells, as the /ID of their structure
+# elements ("node00000544"), which depend on how many nodes the page had made by then. Skia
+# honours no SOURCE_DATE_EPOCH, and Playwright passes no date. Rewriting the file with pypdf would
+# take seconds and renumber every object; an incremental update would leave the old values in the
+# file. So both are replaced in place, by values of exactly the same length, and every byte offset
+# in the cross-reference table stays right: the dates by the given time (the last commit's, see
+# site.py), the node numbers by their rank (0, 1, 2... in the same order, so the /IDTree's sorted
+# keys stay sorted). Both are written uncompressed by Skia, which this checks by counting them.
+
+_PDF_DATE = re.compile(rb"/(CreationDate|ModDate) \(D:\d{14}[^)]*\)")
+_NODE_ID = re.compile(rb"\(node(\d{8})\)")
+
+
+def make_reproducible(pdf_path: Path, epoch: int) -> None:
+    """Set the PDF's dates to ``epoch`` (seconds, UTC) and number its node ids by rank, in place."""
+    data = pdf_path.read_bytes()
+    stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime(epoch))
+
+    def date(match: re.Match) -> bytes:
+        new = b"/%s (D:%s+00'00')" % (match.group(1), stamp.encode())
+        if len(new) != len(match.group(0)):
+            raise RuntimeError(f"unexpected PDF date {match.group(0)!r}; not rewritten")
+        return new
+
+    data, dates = _PDF_DATE.subn(date, data)
+    if dates != 2:
+        raise RuntimeError(f"expected a /CreationDate and a /ModDate in {pdf_path.name}, found {dates} dates")
+    rank = {n: b"%08d" % i for i, n in enumerate(sorted(set(_NODE_ID.findall(data)), key=int))}
+    data = _NODE_ID.sub(lambda m: b"(node" + rank[m.group(1)] + b")", data)
+    pdf_path.write_bytes(data)

@@ -7,14 +7,20 @@ The whole build includes the PDF: it is printed from the staging folder's print 
 staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
 Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
 skipped and how to get it.
+
+Two builds of the same commit give the same bytes (tests/test_reproducible.py): the build's date is
+the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
+bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten.
 """
 
 from __future__ import annotations
 
 import fcntl
+import filecmp
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,11 +38,14 @@ def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
     previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` is handled like Ctrl-C
+    epoch = source_date_epoch(config.resolve().parent)
+    if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
+        os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
     code, why = 1, "failed"
     try:
         code = _mkdocs_build(config, staging)
         if code == 0:
-            code = _print_pdf(staging, site_dir.name, project)
+            code = _print_pdf(staging, site_dir.name, project, epoch)
     except (KeyboardInterrupt, click.exceptions.Abort):
         code, why = 130, "interrupted"
     finally:
@@ -47,6 +56,7 @@ def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("
         kept = "left as it was" if site_dir.exists() else "not created"
         print(f"\nBuild {why}; {site_dir.name}/ was {kept}.", file=sys.stderr)
         return code
+    _keep_unchanged(staging, site_dir)
     _swap_in(staging, site_dir)
     print(f"Site built into {site_dir.name}/")
     return 0
@@ -71,7 +81,25 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _print_pdf(staging: Path, shown_as: str, project: Project) -> int:
+def source_date_epoch(project: Path) -> int | None:
+    """The build's date, in seconds since 1970 (UTC): ``$SOURCE_DATE_EPOCH`` if set, else the time of
+    the last commit of the git checkout ``project`` is in, else None (then tools use the clock).
+
+    SOURCE_DATE_EPOCH is the convention of reproducible-builds.org; MkDocs honours it (the
+    sitemap's dates, the sitemap.xml.gz header), and the PDF's dates are set from it (pdf.py).
+    """
+    if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    try:
+        result = subprocess.run(
+            ["git", "log", "-1", "--format=%ct"], cwd=project, capture_output=True, text=True, check=True
+        )
+        return int(result.stdout.strip())
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return None
+
+
+def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None = None) -> int:
     target = project.pdf
     if target is None:
         return 0
@@ -99,7 +127,7 @@ def _print_pdf(staging: Path, shown_as: str, project: Project) -> int:
         )
         return 0
     try:
-        printed = pdf.print_pdf(print_page, staging / pdf_rel)
+        printed = pdf.print_pdf(print_page, staging / pdf_rel, epoch)
     except Exception as error:  # Playwright, Chromium or rendering: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
@@ -109,6 +137,27 @@ def _print_pdf(staging: Path, shown_as: str, project: Project) -> int:
         f"{printed.bytes / 1e6:.1f} MB, printed in {printed.seconds:.1f} s"
     )
     return 0
+
+
+def _keep_unchanged(staging: Path, site_dir: Path) -> None:
+    """Where a newly built file has the same bytes as the one in the old ``site_dir``, put the old
+    file itself (a hard link to it) in the new tree, so a rebuild rewrites only what changed: the
+    old file keeps its inode and modification time, for rsync, web servers' caches and readers.
+    Where hard links are not possible the new file simply stays."""
+    if not site_dir.is_dir():
+        return
+    for new in staging.rglob("*"):
+        old = site_dir / new.relative_to(staging)
+        if new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
+            continue
+        if old.stat().st_size != new.stat().st_size or not filecmp.cmp(old, new, shallow=False):
+            continue
+        link = new.with_name(new.name + ".keep")
+        try:
+            os.link(old, link)
+            os.replace(link, new)
+        except OSError:
+            link.unlink(missing_ok=True)
 
 
 def _swap_in(staging: Path, site_dir: Path) -> None:

@@ -1,0 +1,76 @@
+"""A MkDocs hook (``hooks:`` in mkdocs.yml): make every id on the print page unique, so each of its
+same-page links lands where it should, on the page and in the PDF printed from it.
+
+mkdocs-print-site-plugin puts every page into one ``print_page.html`` under a ``<section
+class="print-page" id="<page key>">`` and rewrites every same-page link ``href="#x"`` inside it to
+``#<page key>-x``, but it renames the target ids only on headings, list items and footnote marks
+(``update_anchor_ids`` in its urls.py, 2.9). Other ids keep their names, so they repeat from page to
+page and the rewritten links point nowhere. Measured on this chapter: 1,173 broken links to the
+code line anchors ``__codelineno-<block>-<line>`` that pymdownx.highlight writes (``anchor_linenums``),
+and mkdocs-jupyter's ``cell-<n>`` copy buffers repeated on each notebook.
+
+After print-site has written the page (this hook runs after every plugin), each id inside a page's
+section that is repeated on the print page, or that a rewritten link there points to, gets the same
+prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. Nothing else changes.
+We edit the written file with regular expressions rather than an HTML parser, like print-site
+itself, so the rest of its bytes stay exactly as the plugin wrote them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from pathlib import Path
+
+log = logging.getLogger("mkdocs.hooks.print_page")
+
+_PAGE_SECTION = re.compile(r'<section class="print-page" id="([^"]+)"')
+_ID = re.compile(r'(\sid=")([^"]+)(")')
+_NAME = re.compile(r'(<a\b[^>]*?\sname=")([^"]+)(")')
+_HREF = re.compile(r'\shref="#([^"]+)"')
+
+
+def on_post_build(config, **kwargs) -> None:
+    plugin = config.plugins.get("print-site")
+    if plugin is None or not plugin.config.get("enabled", True):
+        return
+    basename = plugin.config.get("print_page_basename", "print_page")
+    path = next((p for p in (Path(config.site_dir) / f"{basename}.html", Path(config.site_dir) / basename / "index.html") if p.is_file()), None)
+    if path is None:
+        return
+    html = path.read_text(encoding="utf-8")
+    fixed, renamed = unique_ids(html)
+    if renamed:
+        path.write_text(fixed, encoding="utf-8")
+        log.info(f"print page: {renamed} repeated or unlinked ids given their page's prefix")
+
+
+def unique_ids(html: str) -> tuple[str, int]:
+    """The print page with the ids described above renamed, and how many were renamed."""
+    counts = Counter(m.group(2) for m in _ID.finditer(html))
+    linked = {m.group(1) for m in _HREF.finditer(html)}
+    starts = list(_PAGE_SECTION.finditer(html))
+    out, done, renamed = [], 0, 0
+    for i, start in enumerate(starts):
+        key = start.group(1)
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(html)
+        out.append(html[done : start.end()])
+        body = html[start.end() : end]
+
+        here: set[str] = set()
+
+        def rename(m: re.Match) -> str:
+            value = m.group(2)
+            if value.startswith(f"{key}-") or not (counts[value] > 1 or f"{key}-{value}" in linked):
+                return m.group(0)
+            here.add(value)
+            return f"{m.group(1)}{key}-{value}{m.group(3)}"
+
+        body = _ID.sub(rename, body)
+        body = _NAME.sub(lambda m: f"{m.group(1)}{key}-{m.group(2)}{m.group(3)}" if m.group(2) in here else m.group(0), body)
+        renamed += len(here)
+        out.append(body)
+        done = end
+    out.append(html[done:])
+    return "".join(out), renamed

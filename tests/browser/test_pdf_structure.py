@@ -1,0 +1,77 @@
+"""The PDF stays accessible: tagged (a structure tree, marked content), its language set, and its
+reading order, the order of the structure tree, following the chapter page by page.
+
+Read back with pypdf. Chromium builds the structure tree from the print page's DOM (pdf.py prints
+with ``tagged=True``); the language comes from ``<html lang>``."""
+
+from __future__ import annotations
+
+import pytest
+from pypdf import PdfReader
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NumberObject
+
+PDF = "pdf/autograd-part2.pdf"
+
+
+@pytest.fixture(scope="module")
+def pdf(built_site) -> PdfReader:
+    return PdfReader(built_site / PDF)
+
+
+def test_the_pdf_is_tagged_and_in_english(pdf):
+    catalog = pdf.trailer["/Root"]
+    assert bool(catalog["/MarkInfo"]["/Marked"]) is True
+    assert "/StructTreeRoot" in catalog
+    assert str(catalog.get("/Lang", "")).lower().startswith("en")
+
+
+def structure(pdf: PdfReader):
+    """(structure type, page index) for every element of the structure tree, in its order, the page
+    being where the element's first marked content is."""
+    pages = {page.indirect_reference.idnum: i for i, page in enumerate(pdf.pages)}
+    out = []
+
+    def first_page(node, page):
+        node = node.get_object() if isinstance(node, IndirectObject) else node
+        if isinstance(node, NumberObject):
+            return page
+        if isinstance(node, ArrayObject):
+            for kid in node:
+                found = first_page(kid, page)
+                if found is not None:
+                    return found
+            return None
+        if isinstance(node, DictionaryObject):
+            if "/Pg" in node:
+                page = pages.get(node.raw_get("/Pg").idnum, page)
+            if node.get("/Type") == "/MCR":
+                return page
+            return first_page(node["/K"], page) if "/K" in node else None
+        return None
+
+    def walk(node, page):
+        node = node.get_object() if isinstance(node, IndirectObject) else node
+        if isinstance(node, ArrayObject):
+            for kid in node:
+                walk(kid, page)
+        elif isinstance(node, DictionaryObject) and "/S" in node:
+            if "/Pg" in node:
+                page = pages.get(node.raw_get("/Pg").idnum, page)
+            out.append((str(node["/S"]), first_page(node, page)))
+            if "/K" in node:
+                walk(node["/K"], page)
+
+    walk(pdf.trailer["/Root"]["/StructTreeRoot"]["/K"], None)
+    return out
+
+
+def test_the_reading_order_follows_the_chapter(pdf):
+    elements = structure(pdf)
+    headings = [(kind, page) for kind, page in elements if kind in ("/H1", "/H2") and page is not None]
+    assert len(headings) > 100, "far fewer headings than the chapter has: the walk is broken"
+    pages = [page for _, page in headings]
+    assert pages == sorted(pages), "a heading comes later in the reading order than one printed after it"
+    assert pages[0] <= 1 and pages[-1] >= len(pdf.pages) - 10, "the headings do not span the document"
+    paragraphs = [page for kind, page in elements if kind == "/P" and page is not None]
+    backwards = sum(1 for a, b in zip(paragraphs, paragraphs[1:]) if b < a)
+    assert len(paragraphs) > 300 and backwards == 0

@@ -1,0 +1,119 @@
+"""Reproducible builds: two builds of the same sources, from two clean copies in two places, give
+byte-identical ``site/`` trees, the PDF included; and a warm build rewrites no file.
+
+The first build is the session's ``built_site`` (built in the repository, as `make site` does). The
+second is one extra build: the project's files (what git tracks or would track, plus the npm assets
+the Makefile fetched) copied to a temporary folder, with no cache at all, built there with the
+same ``python -m snippet_runner site``. Every file is compared, nothing is excluded. A difference
+is reported by name, with the first differing bytes. The copy has no .git, so its build date comes
+from ``SOURCE_DATE_EPOCH``, set to the last commit's time as the repository's build computes it.
+
+Then ``mkdocs build`` runs again in the copy, now warm: it must write no file under ``.cache/``
+(snippet results, the generated notebooks, mkdocs-jupyter's conversions) or ``docs/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from snippet_runner import site as site_module
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def project_files(root: Path) -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root, capture_output=True, text=True, check=True,
+    ).stdout
+    return [name for name in listed.split("\0") if name and (root / name).is_file()]
+
+
+@pytest.fixture(scope="module")
+def clean_copy(tmp_path_factory, built_site) -> Path:
+    """The project copied as a fresh clone would have it, plus the npm assets; built once, cold."""
+    copy = tmp_path_factory.mktemp("clean") / "project"
+    for name in project_files(ROOT):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    shutil.copytree(ROOT / "docs" / "assets" / "vendor", copy / "docs" / "assets" / "vendor")
+    epoch = site_module.source_date_epoch(ROOT)
+    assert epoch is not None, "the repository has no commit to date the build by"
+    result = subprocess.run(
+        [sys.executable, "-m", "snippet_runner", "site"],
+        cwd=copy, capture_output=True, text=True,
+        env={**os.environ, "SOURCE_DATE_EPOCH": str(epoch)},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return copy
+
+
+def tree(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def first_difference(a: bytes, b: bytes) -> str:
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"{len(a)} vs {len(b)} bytes, first difference at byte {at}: {a[max(0, at - 30):at + 30]!r} vs {b[max(0, at - 30):at + 30]!r}"
+
+
+def test_two_clean_builds_are_byte_identical(built_site, clean_copy):
+    first, second = tree(built_site), tree(clean_copy / "site")
+    assert len(first) > 100 and "pdf/autograd-part2.pdf" in first and "sitemap.xml.gz" in first
+    assert sorted(set(first) ^ set(second)) == [], "files built only once"
+    differing = {
+        name: first_difference(first[name].read_bytes(), second[name].read_bytes())
+        for name in first
+        if first[name].read_bytes() != second[name].read_bytes()
+    }
+    assert differing == {}, "\n".join(f"{k}: {v}" for k, v in differing.items())
+
+
+def snapshot(*folders: Path) -> dict[str, tuple[int, int, int]]:
+    return {
+        str(p): (p.stat().st_ino, p.stat().st_mtime_ns, p.stat().st_size)
+        for folder in folders
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
+
+
+def test_a_warm_build_rewrites_no_file(clean_copy, tmp_path):
+    watched = (clean_copy / ".cache", clean_copy / "docs")
+    before = snapshot(*watched)
+    assert any("/.cache/notebooks/" in name for name in before), "the cold build wrote no notebooks"
+    assert any("/.cache/mkdocs-jupyter/" in name for name in before), "mkdocs-jupyter cached nothing"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "warm")],
+        cwd=clean_copy, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    after = snapshot(*watched)
+    changed = sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
+    assert changed == [], f"a build with nothing changed wrote {changed}"
+    assert "Cache miss" not in result.stderr, "mkdocs-jupyter converted a notebook again"
+
+
+def test_a_rebuild_keeps_the_files_it_did_not_change(tmp_path):
+    """site.py's swap keeps the old file (its inode and time) wherever the new build's bytes match."""
+    old, new = tmp_path / "site", tmp_path / "staging"
+    for folder, changed in ((old, "old"), (new, "new")):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "same.html").write_text("same")
+        (folder / "sub" / "same.css").write_text("same too")
+        (folder / "changed.html").write_text(changed)
+    (new / "added.html").write_text("added")
+    kept = {name: (old / name).stat().st_ino for name in ("same.html", "sub/same.css", "changed.html")}
+    site_module._keep_unchanged(new, old)
+    site_module._swap_in(new, old)
+    assert (old / "same.html").stat().st_ino == kept["same.html"]
+    assert (old / "sub" / "same.css").stat().st_ino == kept["sub/same.css"]
+    assert (old / "changed.html").stat().st_ino != kept["changed.html"]
+    assert (old / "changed.html").read_text() == "new" and (old / "added.html").read_text() == "added"
+    assert not new.exists() and not list(tmp_path.glob("site.retired-*"))
