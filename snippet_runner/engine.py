@@ -279,7 +279,11 @@ def _printed_by(result: RunResult, cell: int, offset: int) -> int | None:
 def _raise_death(snippet: spec.Snippet, death: Death) -> None:
     line = _innermost_line(death.stack, snippet.path)
     if death.timed_out:
-        raise SnippetError(snippet.loc(line or 1), f"timed out after {snippet.timeout:g} s, still running this line")
+        raise SnippetError(
+            snippet.loc(line or 1),
+            f"timed out after {snippet.timeout:g} s, still running this line",
+            detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
+        )
     raise SnippetError(
         snippet.loc(line or 1),
         f"the process running this snippet died here (exit code {death.exit_code})",

@@ -149,7 +149,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         log.info(self.engine.summary())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
-            written = report.write(Path(config.site_dir), self.engine.records, shown, self.project.snippets_name)
+            folder = self.project.cache_dir.parent
+            written = report.write(folder, self.engine.records, shown, self.project.snippets_name)
             log.info(f"Execution report (each snippet's page, run time, memory, output): {written}")
         if not self.serving:
             self._close()

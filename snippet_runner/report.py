@@ -1,9 +1,10 @@
 """The execution report: which snippets ran in this build, which came from the cache, and what each
-cost, written into the site as one page outside the reader's navigation, as sphinx-gallery's
-"computation times" page does for its examples. Slowest first, so an author sees what to trim.
+cost, as one page, as sphinx-gallery's "computation times" page does for its examples. Slowest
+first, so an author sees what to trim.
 
-It is a small standalone HTML page, not a themed MkDocs page: it describes the build rather than
-the chapter, and must not appear in search, the navigation or the PDF.
+It is written beside the cache (``.cache/execution-report.html``), not into ``site/``: it describes
+one build on one machine (what ran, how long it took), and ``site/`` must be the same bytes from the
+same commit, however warm the cache was. A small standalone HTML page, with no theme and no links.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from snippet_runner.engine import RunRecord
 NAME = "execution-report.html"
 
 
-def write(site_dir: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
-    """Write the report into ``site_dir``; return its path."""
+def write(folder: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
+    """Write the report into ``folder``; return its path."""
     rows = sorted(_unique(records), key=lambda r: (-r.seconds, r.rel))
     ran = [r for r in rows if not r.cached]
     body = "\n".join(
@@ -62,12 +63,12 @@ Slowest first.</p>
 </tbody>
 </table>
 </div>
-<p><a href="index.html">Back to the chapter</a></p>
 </main>
 </body>
 </html>
 """
-    path = site_dir / NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / NAME
     path.write_text(page, encoding="utf-8")
     return path
 
@@ -80,9 +81,5 @@ def _unique(records: list[RunRecord]) -> list[RunRecord]:
 
 
 def _pages(places: list[str]) -> str:
-    links = []
-    for place in places:
-        page = place.split(":")[0].removeprefix("docs/")
-        target = page.rsplit(".", 1)[0] + ".html"
-        links.append(f'<a href="{escape(target)}">{escape(page)}</a>')
-    return ", ".join(dict.fromkeys(links)) or "(none)"
+    pages = [escape(place.split(":")[0]) for place in places]
+    return ", ".join(dict.fromkeys(pages)) or "(none)"
