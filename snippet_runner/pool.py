@@ -66,7 +66,9 @@ class _Process:
         self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
     ):
         read_fd, write_fd = os.pipe()
-        env = {**os.environ, **(env or {})}
+        # OpenBLAS (under numpy) starts a thread pool at import; a process that forks must hold no
+        # threads that a child could inherit half-way through a lock, so the worker keeps it at one.
+        env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, **(env or {})}
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(

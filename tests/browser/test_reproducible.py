@@ -26,6 +26,9 @@ from snippet_runner import site as site_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# Both tests use the one cold build of the clean copy: one xdist worker makes it.
+pytestmark = pytest.mark.xdist_group("clean_copy")
+
 
 def project_files(root: Path) -> list[str]:
     listed = subprocess.run(
