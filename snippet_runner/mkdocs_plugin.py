@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
-from snippet_runner import extension
+from snippet_runner import drawing, extension
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.includes import combined, run_all
@@ -59,6 +59,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.begin_build()
+        drawing.STATS = drawing.Stats()  # what drawing pictures costs in this build
         extension.use(self.project, self.engine)
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
@@ -141,6 +142,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     def on_post_build(self, *, config):
         log.info(self.engine.summary())
+        log.info(drawing.STATS.line())
         if not self.serving:
             self._close()
 
