@@ -117,7 +117,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         rel = self.notebooks.get(page.file.src_uri)
         if rel is not None:
             try:
-                text = to_notebook(self.engine.run(rel))
+                cache = self.engine.cache
+                drawer = drawing.Drawer(cache.folder / "pictures" if cache is not None else None)
+                text = to_notebook(self.engine.run(rel), drawer)
             except SnippetError as error:
                 raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
             path = Path(page.file.abs_src_path)

@@ -31,8 +31,10 @@ _DIV = re.compile(r"<div\b[^>]*>|</div>")
 SOLUTION_TAG = "solution"
 
 
-def to_notebook(outcome: Outcome) -> str:
-    """The notebook JSON for a run of a percent script, each code cell carrying its own output."""
+def to_notebook(outcome: Outcome, drawer=None) -> str:
+    """The notebook JSON for a run of a percent script, each code cell carrying its own output,
+    and the pictures it showed (drawn by ``drawer``, a :class:`~snippet_runner.drawing.Drawer`)
+    as SVG outputs of the cell that showed them."""
     snippet = outcome.snippet
     notebook = jupytext.reads(snippet.source, fmt="py:percent")
     if len(notebook.cells) != len(snippet.cells):
@@ -41,17 +43,31 @@ def to_notebook(outcome: Outcome) -> str:
             f"jupytext sees {len(notebook.cells)} cells but the engine ran {len(snippet.cells)};"
             " start the file with a '# %%' marker and do not put code before it",
         )
+    pictures: dict[int, list] = {}
+    for number, picture in enumerate(outcome.pictures, start=1):
+        index = max(i for i, c in enumerate(snippet.cells) if c.first_line <= picture.line)
+        pictures.setdefault(index, []).append(_picture_output(drawer, picture, snippet, number))
     count = 0
-    for cell, output in zip(notebook.cells, [*outcome.outputs, *[""] * len(notebook.cells)]):
+    for index, (cell, output) in enumerate(zip(notebook.cells, [*outcome.outputs, *[""] * len(notebook.cells)])):
         if cell.cell_type != "code":
             continue
         count += 1
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
+        cell.outputs += pictures.get(index, [])
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["language_info"] = {"name": "python"}
     return nbformat.writes(notebook) + "\n"
+
+
+def _picture_output(drawer, picture, snippet, number: int):
+    from snippet_runner.drawing import Drawer, _prefix, describe
+
+    drawer = drawer or Drawer(None)
+    caption, _ = describe(picture.data)
+    svg = drawer.svg(picture, snippet, _prefix(snippet.rel, number))
+    return nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": caption})
 
 
 def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, str] | None = None) -> str:

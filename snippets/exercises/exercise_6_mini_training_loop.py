@@ -55,6 +55,7 @@ print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")  # unchanged until
 
 # %% tags=["solution"]
 import torch
+from snippet_runner.pictures import show_curves  # draws the loss curve on the site
 
 torch.manual_seed(0)
 
@@ -66,6 +67,8 @@ b = torch.randn(1, requires_grad=True)
 learning_rate = 0.1
 
 print(f"Start: w={w.item():.4f}, b={b.item():.4f}")
+
+losses = []
 
 for step in range(20):
     prediction = w * x + b                  # forward pass
@@ -80,9 +83,12 @@ for step in range(20):
     w.grad.zero_()                          # clear before the next iteration
     b.grad.zero_()
 
+    losses.append(loss.item())
     print(f"Iteration {step + 1:2d}: loss={loss.item():.6f}")
 
 print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
+
+show_curves({"training loss": losses}, xlabel="iteration", ylabel="loss (MSE)")
 
 # %% [markdown]
 # ## What the loop did

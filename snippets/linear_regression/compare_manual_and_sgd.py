@@ -1,4 +1,5 @@
 import torch
+from snippet_runner.pictures import show_curves
 
 
 def train(update, steps=10, lr=0.01):
@@ -38,3 +39,9 @@ print("manual vs SGD, printed lines (4 decimals) identical:", printed(manual) ==
 print("manual vs SGD, raw float32 values identical:        ", manual == sgd)
 print(f"manual vs SGD, largest raw difference:               {largest:.2e}")
 print("add_(grad, alpha=-lr) vs SGD, raw values identical: ", add_alpha == sgd)
+
+show_curves(
+    {"manual update": [l for l, _, _ in manual], "optim.SGD": [l for l, _, _ in sgd]},
+    xlabel="step",
+    ylabel="loss (squared error)",
+)
