@@ -193,8 +193,14 @@ def _describe_curves(data: dict) -> tuple[str, str]:
         if not ys:
             parts.append(f"{series['label']}: no finite values")
             continue
-        parts.append(f"{series['label']}: from {_num(ys[0])} to {_num(ys[-1])} over {len(series['y'])} {data['xlabel']}s")
-    head = data.get("title") or f"{data['ylabel'].capitalize()} by {data['xlabel']}, from this run"
+        part = f"{series['label']}: from {_num(ys[0])} to {_num(ys[-1])} over {len(series['y'])} {data['xlabel']}s"
+        lowest = min(ys)
+        if lowest < ys[-1]:
+            at = data["x"][series["y"].index(lowest)]
+            part += f", lowest {_num(lowest)} at {data['xlabel']} {_num(at)}"
+        parts.append(part)
+    ylabel = data["ylabel"]
+    head = data.get("title") or f"{ylabel[:1].upper()}{ylabel[1:]} by {data['xlabel']}, from this run"
     caption = f"{head}. " + "; ".join(parts) + "."
     scale = " on a log scale" if data.get("log") else ""
     description = f"Line chart of {data['ylabel']}{scale} against {data['xlabel']}. " + "; ".join(parts) + "."
@@ -275,7 +281,8 @@ def _curves_svg(data: dict) -> str:
     markers = ("o", "s", "^", "D")
     dashes = ("-", "--", ":", "-.")
     with matplotlib.rc_context(style):
-        figure = Figure(figsize=(6.4, 3.6))
+        # small enough that its text stays legible when scaled down to a phone's width
+        figure = Figure(figsize=(5.2, 3.1), layout="constrained")
         axes = figure.subplots()
         xs = data["x"]
         for index, series in enumerate(data["series"]):
@@ -303,9 +310,8 @@ def _curves_svg(data: dict) -> str:
         axes.grid(True, color=FG, alpha=0.15)
         for side in ("top", "right"):
             axes.spines[side].set_visible(False)
-        if len(data["series"]) > 1:
-            axes.legend()
-        figure.tight_layout()
+        if len(data["series"]) > 1:  # above the axes, where it can never hide a curve
+            figure.legend(loc="outside upper center", ncols=len(data["series"]))
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     return buffer.getvalue()

@@ -57,6 +57,11 @@ def collected() -> list[dict]:
     return [{"kind": r["kind"], "line": r["line"], "data": r["data"]} for r in _recorded]
 
 
+def forget() -> None:
+    """Drop every picture recorded so far (for tests that call the functions in one process)."""
+    _recorded.clear()
+
+
 # -- numbers -----------------------------------------------------------------------------------
 
 
@@ -109,8 +114,8 @@ def show_graph(tensor, *, saved: bool = False, stop_at=(), title: str | None = N
             " with requires_grad=True produced it; show a tensor computed from one"
         )
     record = {"kind": "graph", "line": caller.f_lineno, "data": {}}
+    _Walk(tensor, root_name, names, named, saved, stop_at, title, record).start()  # may refuse
     _recorded.append(record)
-    _Walk(tensor, root_name, names, named, saved, stop_at, title, record).start()
 
 
 def _names(frame) -> tuple[dict[int, str], list]:
@@ -166,7 +171,7 @@ class _Walk:
             entry = self._tensor_node(tensor, name, leaf=False)
             self.edges.append({"from": entry["id"], "to": self.ids[node], "grad": None, "kind": "grad_fn"})
         if len(self.nodes) > MAX_NODES:
-            del self.record["data"]
+            self.finished = True  # its hooks stay on the nodes, doing nothing
             raise ValueError(
                 f"show_graph({self.root_name}): the graph has {len(self.nodes)} nodes, more than {MAX_NODES}"
                 " can be read on a page; show a part of it with show_graph(" + self.root_name + ", stop_at=[t]),"
