@@ -12,6 +12,7 @@ folded into a ``<details>`` block, and a download link to the ``.ipynb`` is adde
 
 from __future__ import annotations
 
+import base64
 import re
 from html import escape
 
@@ -73,6 +74,7 @@ def _picture_output(drawer, picture, snippet, number: int):
 def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, str] | None = None) -> str:
     """``next_page`` is (relative url, title): notebook pages end with a "Next:" link like the others."""
     html = _CDN_SCRIPT.sub("", html)
+    html = _SVG_IMAGE.sub(_inline_picture, html)
     html = _fold_cells(html, f"celltag_{SOLUTION_TAG}", "Show the solution")
     link = (
         f'<p class="notebook-download"><a class="md-button" href="{notebook_name}" download>'
@@ -82,6 +84,22 @@ def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, st
         url, title = next_page
         html += f'\n<p><strong>Next:</strong> <a href="{escape(url)}">{escape(title)}</a></p>\n'
     return link + html
+
+
+_SVG_IMAGE = re.compile(r'<img\b[^>]*\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=]+)"[^>]*>')
+_SVG_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
+
+
+def _inline_picture(match: re.Match) -> str:
+    """nbconvert shows an SVG output as a base64 ``<img>`` ("No description has been provided"):
+    one of our pictures goes back inline, as on the other pages, so it takes the page's colours,
+    its text is text, and its caption says what it shows."""
+    svg = base64.b64decode(match["data"]).decode("utf-8", errors="replace")
+    if 'class="snippet-picture-svg"' not in svg:
+        return match.group(0)
+    title = _SVG_TITLE.search(svg)
+    caption = f"<figcaption>{title.group(1)}</figcaption>" if title else ""
+    return f'<figure class="snippet-picture">{svg}{caption}</figure>'
 
 
 def _fold_cells(html: str, css_class: str, summary: str) -> str:

@@ -46,3 +46,9 @@ def test_every_python_dependency_is_pinned_and_torch_is_the_cpu_release():
     assert "torch==2.13.0" in lines
     for named in ("mkdocs-material", "mkdocs-jupyter", "pytest-markdown-docs", "mkdocs"):
         assert any(line.lower().startswith(f"{named}==") for line in lines), named
+
+
+def test_every_approved_picture_file_belongs_to_a_snippet():
+    for path in SNIPPETS.rglob("*.pictures.json"):
+        snippet = path.with_name(path.name.removesuffix(".pictures.json") + ".py")
+        assert snippet.is_file(), f"{path.relative_to(ROOT)} has no snippet {snippet.name}"
