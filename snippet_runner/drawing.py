@@ -179,9 +179,8 @@ def _describe_graph(data: dict) -> tuple[str, str]:
         elif edge["grad"] is not None:
             steps.append(f"{edge['grad']} flows from {a['name']} to {b['name']}")
     functions = [n["name"] for n in data["nodes"] if n["type"] == "function"]
-    description = (
-        f"Backward nodes: {', '.join(functions)}. "
-        + ("; ".join(steps) + "." if steps else "No backward pass ran through it.")
+    description = f"Backward nodes: {', '.join(functions)}. " + (
+        "; ".join(steps) + "." if steps else "No backward pass ran through it."
     )
     return caption, description
 
@@ -258,7 +257,6 @@ def _graph_svg(data: dict) -> str:
 
 def _curves_svg(data: dict) -> str:
     import matplotlib
-
     from matplotlib.figure import Figure
 
     style = {
@@ -336,9 +334,7 @@ def _finish(svg: str, prefix: str, caption: str, description: str) -> str:
     svg = _REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
     svg = _themed(svg)
     svg = re.sub(r"\n\s*\n", "\n", svg).strip()
-    accessible = (
-        f'<svg role="img" aria-labelledby="{prefix}-title {prefix}-desc" class="snippet-picture-svg"'
-    )
+    accessible = f'<svg role="img" aria-labelledby="{prefix}-title {prefix}-desc" class="snippet-picture-svg"'
     svg = svg.replace("<svg", accessible, 1)
     head_end = svg.index(">") + 1
     svg = (

@@ -15,8 +15,8 @@ extension, which is how MkDocs (and any other builder that runs Python-Markdown)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from snippet_runner.drawing import Drawer
 from snippet_runner.engine import Engine, Outcome

@@ -49,7 +49,8 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
         index = max(i for i, c in enumerate(snippet.cells) if c.first_line <= picture.line)
         pictures.setdefault(index, []).append(_picture_output(drawer, picture, snippet, number))
     count = 0
-    for index, (cell, output) in enumerate(zip(notebook.cells, [*outcome.outputs, *[""] * len(notebook.cells)])):
+    outputs = [*outcome.outputs, *[""] * len(notebook.cells)]
+    for index, (cell, output) in enumerate(zip(notebook.cells, outputs, strict=False)):
         if cell.cell_type != "code":
             continue
         count += 1

@@ -193,7 +193,9 @@ class _Walk:
         self.nodes.append(entry)
         if self.saved:
             saved = [attr for attr in sorted(dir(node)) if attr.startswith("_saved_") and _is_tensor(node, attr)]
-            entry["saved"] = [{"name": attr.removeprefix("_saved_"), "value": tensor_text(getattr(node, attr))} for attr in saved]
+            entry["saved"] = [
+                {"name": attr.removeprefix("_saved_"), "value": tensor_text(getattr(node, attr))} for attr in saved
+            ]
             self.saved_of.append((entry, node, saved))
         if node in self.stop_nodes:
             tensor = self.stop_nodes[node]
@@ -204,14 +206,18 @@ class _Walk:
         if hasattr(node, "variable"):  # AccumulateGrad: the leaf it fills
             leaf = node.variable
             tensor = self._tensor_node(leaf, self.names.get(id(leaf), "(unnamed leaf)"), leaf=True)
-            self.edges.append({"from": node_id, "to": tensor["id"], "grad": None, "kind": "accumulate", "_key": (node_id, -1)})
+            self.edges.append(
+                {"from": node_id, "to": tensor["id"], "grad": None, "kind": "accumulate", "_key": (node_id, -1)}
+            )
         for index, (parent, _) in enumerate(node.next_functions):
             if parent is None:
                 continue
             edge = {"from": node_id, "to": None, "grad": None, "kind": "flow", "_key": (node_id, index)}
             self.edges.append(edge)  # before the nodes below it, so edges read from the root down
             edge["to"] = self._visit(parent)
-        node.register_hook(lambda grad_inputs, grad_outputs, node_id=node_id: self._on_node(node_id, grad_inputs, grad_outputs))
+        node.register_hook(
+            lambda grad_inputs, grad_outputs, node_id=node_id: self._on_node(node_id, grad_inputs, grad_outputs)
+        )
         return node_id
 
     def _tensor_node(self, tensor, name: str, *, leaf: bool) -> dict:
@@ -261,7 +267,7 @@ class _Walk:
                 entry["grad"] = None
                 entry["grad_kept"] = False  # a non-leaf that did not call retain_grad() keeps none
         for entry, node, saved in self.saved_of:
-            for item, attr in zip(entry["saved"], saved):
+            for item, attr in zip(entry["saved"], saved, strict=True):
                 item["freed"] = _freed(node, attr)
         edges = []
         for edge in self.edges:

@@ -7,7 +7,6 @@ import re
 from collections import Counter
 
 import pytest
-
 from chapter import DOCS, SNIPPETS
 
 FIGURE = re.compile(r'<figure class="snippet-picture snippet-picture-(\w+)" id="([^"]+)">(.*?)</figure>', re.S)
@@ -59,9 +58,10 @@ def test_exercise_6_notebook_carries_its_loss_curve(built_site):
     assert "No description has been provided" not in page
     notebook = json.loads((built_site / "exercises/exercise_6_mini_training_loop.ipynb").read_text())
     svgs = [o for c in notebook["cells"] for o in c.get("outputs", []) if "image/svg+xml" in o.get("data", {})]
-    assert len(svgs) == 1 and "solution" in next(
-        c for c in notebook["cells"] if svgs[0] in c.get("outputs", [])
-    )["metadata"]["tags"]
+    assert (
+        len(svgs) == 1
+        and "solution" in next(c for c in notebook["cells"] if svgs[0] in c.get("outputs", []))["metadata"]["tags"]
+    )
 
 
 def test_pictures_never_clash_on_the_print_page(built_site):

@@ -57,7 +57,14 @@ def test_chain_rule_graph_names_values_and_the_gradient_on_every_edge():
         "MulBackward0",
         "AccumulateGrad",
     ]
-    assert nodes["x"] == {"id": nodes["x"]["id"], "type": "tensor", "name": "x", "leaf": True, "value": "2", "grad": "60"}
+    assert nodes["x"] == {
+        "id": nodes["x"]["id"],
+        "type": "tensor",
+        "name": "x",
+        "leaf": True,
+        "value": "2",
+        "grad": "60",
+    }
     assert nodes["u"]["leaf"] is False and nodes["u"]["value"] == "10" and nodes["u"]["grad_kept"] is False
     assert nodes["y"]["value"] == "100"
     assert flows(data) == {
@@ -203,7 +210,7 @@ def chain_rule_data() -> dict:
 def test_graph_svg_has_real_text_the_values_and_a_text_alternative():
     svg = drawing.draw(chain_rule_data(), "pic")
     assert svg.startswith('<svg role="img" aria-labelledby="pic-title pic-desc"')
-    assert "<title id=\"pic-title\">" in svg and "x.grad = 60" in svg.split("</title>")[0]
+    assert '<title id="pic-title">' in svg and "x.grad = 60" in svg.split("</title>")[0]
     assert "20 flows from PowBackward0 to AddBackward0" in svg.split("</desc>")[0]
     for text in ("PowBackward0", "AccumulateGrad", "x = 2", ".grad = 60"):
         assert f">{text}" in svg or text in svg
@@ -214,15 +221,25 @@ def test_graph_svg_has_real_text_the_values_and_a_text_alternative():
 
 
 def test_same_data_gives_the_same_bytes_in_two_fresh_processes():
-    curves = {"kind": "curves", "title": None, "xlabel": "epoch", "ylabel": "loss", "log": False, "x": [1, 2, 3],
-              "series": [{"label": "a", "y": [3.0, 2.0, 1.5]}, {"label": "b", "y": [3.0, 1.0, 0.5]}]}
+    curves = {
+        "kind": "curves",
+        "title": None,
+        "xlabel": "epoch",
+        "ylabel": "loss",
+        "log": False,
+        "x": [1, 2, 3],
+        "series": [{"label": "a", "y": [3.0, 2.0, 1.5]}, {"label": "b", "y": [3.0, 1.0, 0.5]}],
+    }
     script = (
         "import json, sys, hashlib; from snippet_runner import drawing;"
         "pictures = json.loads(sys.argv[1]);"
         "print(' '.join(hashlib.sha256(drawing.draw(p, 'p').encode()).hexdigest() for p in pictures))"
     )
     argument = json.dumps([chain_rule_data(), curves])
-    runs = [subprocess.run([sys.executable, "-c", script, argument], capture_output=True, text=True, check=True).stdout for _ in range(2)]
+    runs = [
+        subprocess.run([sys.executable, "-c", script, argument], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1] and len(runs[0].split()) == 2
     assert runs[0].split()[1] == hashlib.sha256(drawing.draw(curves, "p").encode()).hexdigest()
 
@@ -230,8 +247,19 @@ def test_same_data_gives_the_same_bytes_in_two_fresh_processes():
 def test_a_picture_that_cannot_be_drawn_names_the_line_that_showed_it(write_snippet):
     write_snippet("page/plot.py", "print('a')\n")
     snippet = spec.load(write_snippet.snippets, "page/plot.py")
-    broken = Picture("curves", 7, {"kind": "curves", "xlabel": "x", "ylabel": "y", "x": [1, 2], "log": False,
-                                   "title": None, "series": [{"label": "a", "y": ["not", "numbers"]}]})
+    broken = Picture(
+        "curves",
+        7,
+        {
+            "kind": "curves",
+            "xlabel": "x",
+            "ylabel": "y",
+            "x": [1, 2],
+            "log": False,
+            "title": None,
+            "series": [{"label": "a", "y": ["not", "numbers"]}],
+        },
+    )
     with pytest.raises(SnippetError, match=r"^snippets/page/plot.py:7: its curves picture could not be drawn"):
         Drawer(None).figure(broken, snippet, 1)
 
@@ -296,8 +324,14 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
     assert str(caught.value).startswith(
         "snippets/page/graph.py:1: picture data differs from the approved snippets/page/graph.pictures.json."
     )
-    assert '-      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "2", "grad": "60"}' in caught.value.detail
-    assert '+      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "3", "grad": "78"}' in caught.value.detail
+    assert (
+        '-      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "2", "grad": "60"}'
+        in caught.value.detail
+    )
+    assert (
+        '+      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "3", "grad": "78"}'
+        in caught.value.detail
+    )
     warned = engine("warn").run("page/graph.py")
     assert not warned.verdict.approved and "graph.pictures.json (this build)" in warned.verdict.diff
 
@@ -306,7 +340,9 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
     code = "from snippet_runner.pictures import show_curves\nshow_curves({{'loss': {values}}})\n"
     path = write_snippet("page/curve.py", code.format(values="[3.0, 2.0]"))
     path.with_suffix(".out").write_text("")
-    with pytest.raises(SnippetError, match="no approved picture data yet: snippets/page/curve.pictures.json is missing"):
+    with pytest.raises(
+        SnippetError, match="no approved picture data yet: snippets/page/curve.pictures.json is missing"
+    ):
         engine().run("page/curve.py")
     engine("accept").run("page/curve.py")
     path.write_text(code.format(values="[3.0, 2.5]"))
@@ -323,13 +359,17 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
 
 def test_bad_picture_calls_fail_naming_the_snippet_line(write_snippet, engine):
     write_snippet("page/not_tensor.py", "from snippet_runner.pictures import show_graph\n\nshow_graph([1, 2])\n")
-    write_snippet("page/no_graph.py", "import torch\nfrom snippet_runner.pictures import show_graph\nt = torch.ones(2)\nshow_graph(t)\n")
+    write_snippet(
+        "page/no_graph.py",
+        "import torch\nfrom snippet_runner.pictures import show_graph\nt = torch.ones(2)\nshow_graph(t)\n",
+    )
     write_snippet("page/bad_plot.py", "from snippet_runner.pictures import show_curves\nshow_curves({'loss': 'abc'})\n")
     run = engine()
+    unexpected = "raised an unexpected"
     expected = {
-        "page/not_tensor.py": "snippets/page/not_tensor.py:3: raised an unexpected TypeError: show_graph() draws the autograd graph of a tensor",
-        "page/no_graph.py": "snippets/page/no_graph.py:4: raised an unexpected ValueError: show_graph(t): t has no autograd graph",
-        "page/bad_plot.py": "snippets/page/bad_plot.py:2: raised an unexpected TypeError: show_curves(): the values of 'loss' must be numbers",
+        "page/not_tensor.py": f"snippets/page/not_tensor.py:3: {unexpected} TypeError: show_graph() draws the autograd",
+        "page/no_graph.py": f"snippets/page/no_graph.py:4: {unexpected} ValueError: show_graph(t): t has no autograd",
+        "page/bad_plot.py": f"snippets/page/bad_plot.py:2: {unexpected} TypeError: show_curves(): the values of 'loss'",
     }
     for rel, message in expected.items():
         with pytest.raises(SnippetError) as caught:
