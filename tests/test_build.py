@@ -163,3 +163,37 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     assert code == 0, log
     page = (scratch.root / "site" / "index.html").read_text()
     assert ">leaf · .grad = 78</text>" in page and "x.grad = 78" in page and ".grad = 60" not in page
+
+
+def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
+    """Pictures pass through Python-Markdown's HTML stash, so indentation cannot turn them into a
+    code block or escaped text."""
+    scratch.write(
+        "mkdocs.yml",
+        """
+        site_name: scratch
+        theme: mkdocs
+        strict: true
+        plugins:
+          - snippet-runner:
+              preload: []
+        markdown_extensions:
+          - admonition
+          - pymdownx.superfences
+          - pymdownx.tabbed:
+              alternate_style: true
+        """,
+    )
+    scratch.write(
+        "docs/index.md",
+        '# Page\n\n=== "Tab"\n\n    {{ run page/curve.py }}\n\n!!! note\n\n    {{ run page/curve.py }}\n',
+    )
+    scratch.write("snippets/page/curve.py", "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n")
+    assert scratch.accept()[0] == 0
+    code, log = scratch.build()
+    assert code == 0, log
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert page.count('<figure class="snippet-picture snippet-picture-curves"') == 2
+    assert "&lt;svg" not in page and "&lt;figure" not in page
+    tab = page[page.index('class="tabbed-block"') :]
+    assert tab.index("<figure") < tab.index('class="admonition note"')  # the first one is inside the tab
