@@ -194,7 +194,7 @@ def _describe_curves(data: dict) -> tuple[str, str]:
             continue
         part = f"{series['label']}: from {_num(ys[0])} to {_num(ys[-1])} over {len(series['y'])} {data['xlabel']}s"
         lowest = min(ys)
-        if lowest < ys[-1]:
+        if lowest < ys[-1] and lowest < ys[0]:  # it dipped, then rose again: say where
             at = data["x"][series["y"].index(lowest)]
             part += f", lowest {_num(lowest)} at {data['xlabel']} {_num(at)}"
         parts.append(part)

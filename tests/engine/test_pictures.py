@@ -382,3 +382,21 @@ def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(write
     done = subprocess.run([sys.executable, path.name], cwd=path.parent, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "tensor(60.)\n", "")
     assert sorted(p.name for p in path.parent.iterdir()) == ["graph.py"]  # wrote nothing
+
+
+def test_curve_captions_give_first_last_and_a_dip():
+    data = {
+        "kind": "curves",
+        "title": None,
+        "xlabel": "step",
+        "ylabel": "loss (MSE)",
+        "log": False,
+        "x": [1, 2, 3, 4],
+        "series": [{"label": "up", "y": [1.0, 2.0, 4.0, 8.0]}, {"label": "dip", "y": [5.0, 0.5, 2.0, 3.0]}],
+    }
+    caption, description = drawing.describe(data)
+    assert caption == (
+        "Loss (MSE) by step, from this run. up: from 1 to 8 over 4 steps;"
+        " dip: from 5 to 3 over 4 steps, lowest 0.5 at step 2."
+    )
+    assert description.startswith("Line chart of loss (MSE) against step.")
