@@ -10,7 +10,7 @@ export NO_MKDOCS_2_WARNING := 1
 VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.copied
 
-.PHONY: serve site test lint accept bench clean
+.PHONY: serve site test lint accept bench drift clean
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ accept: $(READY)  ## re-run every snippet and approve its output; review with `g
 
 bench: $(READY) $(ASSETS)  ## time cold, warm and one-edit builds against a plain build
 	$(PY) -m snippet_runner.bench
+
+# Another torch in its own cached venv (.cache/drift/venv-<version>, never .venv): every example is run
+# and compared, and drift/torch-<version>.json is (re)written. TORCH_INDEX: where pip finds torch.
+drift: $(READY)  ## check every output under another torch: make drift TORCH=2.15.0
+	@test -n "$(TORCH)" || { echo "usage: make drift TORCH=<version> [TORCH_INDEX=<pip index URL>]" >&2; exit 2; }
+	$(PY) -m snippet_runner.drift $(TORCH) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 
 clean:  ## remove builds and caches (keeps .venv)
 	rm -rf site site.staging-* site.retired-* .cache .pytest_cache $(VENDOR) node_modules

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import platform
 import tempfile
@@ -25,6 +26,7 @@ from snippet_runner.messages import RunResult
 from snippet_runner.spec import Snippet
 
 PACKAGE_DIR = Path(__file__).parent
+log = logging.getLogger("mkdocs.plugins.snippet_runner.cache")  # shown by MkDocs, and by logging elsewhere
 
 
 def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
@@ -65,13 +67,19 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> RunResult | None:
+    def get(self, key: str, rel: str = "") -> RunResult | None:
+        """The stored result, or None. An entry that cannot be read back as a result (truncated,
+        corrupt, written by another engine version) is discarded with a one-line notice, and the
+        snippet simply runs again: a bad entry never fails a build or shows a wrong output."""
+        path = self._path(key)
         try:
-            return messages.result_from_dict(json.loads(self._path(key).read_text(encoding="utf-8")))
+            return messages.result_from_dict(json.loads(path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             return None
-        except (ValueError, TypeError, KeyError, AttributeError):
-            return None  # truncated or of another shape: run it again, and overwrite it
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            path.unlink(missing_ok=True)
+            log.info(f"discarded an unreadable cache entry for {rel or key} ({type(error).__name__}); it runs again")
+            return None
 
     def put(self, key: str, result: RunResult) -> None:
         path = self._path(key)

@@ -20,6 +20,7 @@ from snippet_runner.messages import Death, Picture, RaisedError, RunResult
 from snippet_runner.pool import PreloadError, Runner
 
 APPROVAL_MODES = ("strict", "warn", "accept")
+SNIPPETS_PER_EXTRA_WORKER = 16
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
@@ -41,10 +42,13 @@ class Outcome:
 
 @dataclass
 class RunRecord:
+    """One snippet in one build, for the summary line and the execution report."""
+
     rel: str
     cached: bool
-    seconds: float
+    seconds: float  # its run time, in this build or when the cached result was made
     peak_rss_growth_kb: int
+    output_bytes: int = 0
 
 
 class Engine:
@@ -58,18 +62,26 @@ class Engine:
         preload: tuple[str, ...] = ("torch",),
         shown_as: str = "snippets",
         worker_env: dict[str, str] | None = None,
+        workers: int = 1,
+        python: str | None = None,
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
+        if python is not None and cache_dir is not None:
+            raise ValueError("the cache is keyed on this interpreter's torch: pass cache_dir=None with python=")
         self.snippets_dir = Path(snippets_dir).resolve()
         self.shown_as = shown_as  # how messages name the snippets folder
         self.cache = ResultCache(Path(cache_dir)) if cache_dir is not None else None
         self.approval_mode = approval_mode
         self.execute = execute
         self.preload = tuple(preload)
-        self.runner = Runner(self.preload, worker_env)
+        self.workers = max(1, workers)  # at most this many worker processes, each importing torch once
+        self._worker_env = worker_env
+        # python: the worker's interpreter, when it is not this one (make drift runs another torch)
+        self._python = python
+        self.runners = [Runner(self.preload, worker_env, python=python)]
         self.records: list[RunRecord] = []
-        self._tickets: dict[str, int] = {}  # cache key -> request already sent to the worker
+        self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         # What prefetch already read, handed to the run() that follows it in the same build:
         self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # rel -> (snippet, cache key)
         self._hits: dict[str, RunResult] = {}  # cache key -> the cached result
@@ -86,14 +98,21 @@ class Engine:
         self._hits.clear()
         self._memo.clear()
 
-    def prefetch(self, rels: list[str]) -> int:
-        """Send every snippet that is not cached to the worker now; return how many were sent.
+    @property
+    def runner(self) -> Runner:
+        """The first worker: the only one unless many snippets must run at once."""
+        return self.runners[0]
 
+    def prefetch(self, rels: list[str]) -> int:
+        """Send every snippet that is not cached to the workers now; return how many were sent.
+
+        With many to run, they are spread over up to ``workers`` processes (one per core), each
+        importing torch once; a second import only pays off beyond ``SNIPPETS_PER_EXTRA_WORKER``.
         Bad input is ignored here: ``run`` reports it, with the page that included it.
         """
         if not self.execute:
             return 0
-        sent = 0
+        todo = []
         for rel in rels:
             try:
                 snippet = self.load(rel)
@@ -101,15 +120,20 @@ class Engine:
                 continue
             key = key_for(snippet, self.preload)
             self._prefetched[rel] = (snippet, key)
-            if key in self._tickets or key in self._hits:
+            if key in self._tickets or key in self._hits or any(key == k for _, k in todo):
                 continue
-            hit = self.cache.get(key) if self._use_cache else None
+            hit = self.cache.get(key, rel) if self._use_cache else None
             if hit is not None:
                 self._hits[key] = hit
                 continue
-            self._tickets[key] = self.runner.submit(snippet)
-            sent += 1
-        return sent
+            todo.append((snippet, key))
+        count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
+        while len(self.runners) < count:
+            self.runners.append(Runner(self.preload, self._worker_env, python=self._python))
+        for index, (snippet, key) in enumerate(todo):
+            runner = self.runners[index % count]
+            self._tickets[key] = (runner, runner.submit(snippet))
+        return len(todo)
 
     def load(self, rel: str) -> spec.Snippet:
         return spec.load(self.snippets_dir, rel, self.shown_as)
@@ -133,17 +157,18 @@ class Engine:
         return done
 
     def _run(self, snippet: spec.Snippet, key: str) -> Outcome:
-        result = self._hits.pop(key, None) or (self.cache.get(key) if self._use_cache else None)
+        result = self._hits.pop(key, None) or (self.cache.get(key, snippet.rel) if self._use_cache else None)
         cached = result is not None
         if result is None:
-            ticket = self._tickets.pop(key, None) or self.runner.submit(snippet)
+            runner, ticket = self._tickets.pop(key, None) or (self.runner, self.runner.submit(snippet))
             try:
-                result = self.runner.result(ticket)
+                result = runner.result(ticket, also=self.runners)
             except PreloadError as error:
                 raise SetupError("mkdocs.yml (snippet-runner preload)", str(error)) from None
             if isinstance(result, Death):
                 _raise_death(snippet, result)
-        self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb))
+        printed = sum(len(text.encode()) for text in result.outputs)
+        self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
         _check_limits(snippet, result)
         outcome = Outcome(
             snippet,
@@ -160,7 +185,8 @@ class Engine:
         return outcome
 
     def close(self) -> None:
-        self.runner.close()
+        for runner in self.runners:
+            runner.close()
 
     def summary(self) -> str:
         ran = [r for r in self.records if not r.cached]
@@ -174,6 +200,8 @@ class Engine:
             )
         if self.runner.import_seconds is not None:
             line += f"; worker imported {', '.join(self.preload) or 'nothing'} in {self.runner.import_seconds:.2f} s"
+        if len(self.runners) > 1:
+            line += f" ({len(self.runners)} workers)"
         return line
 
     # -- internals -----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
-from snippet_runner import drawing, extension
+from snippet_runner import drawing, extension, report, reuse
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.includes import combined, run_all
@@ -35,6 +35,10 @@ from snippet_runner.notebooks import adjust_rendered_page, to_notebook
 from snippet_runner.project import Project, SnippetRunnerConfig
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
+
+# MkDocs imports each plugin's module in the order mkdocs.yml lists them, and this plugin is listed
+# before mkdocs-jupyter: nbconvert is then imported only if a notebook really has to be converted.
+reuse.defer_notebook_converter()
 
 EXTENSION = "snippet_runner.extension"
 
@@ -125,7 +129,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             path = Path(page.file.abs_src_path)
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                partial = path.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(text, encoding="utf-8")
+                os.replace(partial, path)  # a build running at the same time never reads half of it
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -145,6 +151,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_post_build(self, *, config):
         log.info(self.engine.summary())
         log.info(drawing.STATS.line())
+        if self.engine.execute and self.engine.records:
+            shown = self.project.shown()
+            written = report.write(Path(config.site_dir), self.engine.records, shown, self.project.snippets_name)
+            log.info(f"Execution report (each snippet's page, run time, memory, output): {written}")
         if not self.serving:
             self._close()
 

@@ -48,6 +48,8 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
     for number, picture in enumerate(outcome.pictures, start=1):
         index = max(i for i, c in enumerate(snippet.cells) if c.first_line <= picture.line)
         pictures.setdefault(index, []).append(_picture_output(drawer, picture, snippet, number))
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{index}"  # nbformat's ids are random: the same notebook must be the same bytes
     count = 0
     outputs = [*outcome.outputs, *[""] * len(notebook.cells)]
     for index, (cell, output) in enumerate(zip(notebook.cells, outputs, strict=False)):

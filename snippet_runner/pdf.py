@@ -10,6 +10,24 @@ Why a browser: the math and diagrams are drawn by JavaScript. WeasyPrint-based e
 (mkdocs-with-pdf, mkdocs-pdf-export-plugin) run no JavaScript, so they would print raw LaTeX and
 Mermaid source; Chromium's own ``--print-to-pdf`` cannot wait for the page to finish rendering.
 Playwright's ``page.pdf`` can do both, and adds the outline (bookmarks from the headings).
+
+Three steps make it read like a book rather than a printed web page (each its own function below):
+
+* ``_link_pages_inside_the_pdf``: a link to another page of the chapter that the print-site plugin
+  left pointing at a file (the exercises' ``.ipynb`` links) is pointed at that page's section, so it
+  jumps inside the PDF.
+* ``_let_tall_blocks_break``: a block that may not be split (a listing, an output, a Wrong/Right
+  pair, a notebook cell) but is taller than a third of a sheet may be split after all, so it is not
+  pushed whole to the next sheet, leaving the previous one half blank.
+* ``_number_the_contents``: the printed table of contents gets the page number of every entry.
+  Chromium cannot compute those (no CSS ``target-counter``), so the page is printed once, the page
+  of every entry is read from the PDF's named destinations, the numbers are written into the
+  contents, and the page is printed again; the numbers take no extra lines, so they stay true
+  (checked, and printed once more if not).
+
+``set_metadata`` then writes the title, author, subject and keywords that the PDF cover carries
+(``overrides/print/cover.html``) into the PDF's document information, as an incremental update
+that leaves Chromium's outline, tags and links untouched.
 """
 
 from __future__ import annotations
@@ -43,10 +61,75 @@ _MISSING = """() => ({
 # A collapsed ??? block or notebook solution is a <details>; the PDF shows them all open.
 _OPEN_DETAILS = "() => document.querySelectorAll('details').forEach(d => { d.open = true })"
 
+# Links the print-site plugin did not turn into in-page anchors (it leaves the exercises' .ipynb
+# links alone) are pointed at the section that holds that page: "exercises/x.ipynb" -> "#exercises-x".
+_LINK_PAGES = r"""() => {
+  let changed = 0;
+  for (const a of document.querySelectorAll('#print-site-page a[href]')) {
+    const href = a.getAttribute('href');
+    if (/^(#|[a-z]+:|\/\/)/i.test(href)) continue;
+    const [path, fragment] = href.split('#');
+    const id = path.replace(/^(\.\/)+/, '').replace(/\.(ipynb|html|md)$/, '').replaceAll('/', '-');
+    const section = document.getElementById(id);
+    if (!section) continue;
+    const target = fragment && document.getElementById(`${id}-${fragment}`) ? `${id}-${fragment}` : id;
+    a.setAttribute('href', '#' + target);
+    changed += 1;
+  }
+  return changed;
+}"""
+
+# Blocks that print.css and print-site keep in one piece. One taller than this share of a sheet
+# may break, so that it does not leave the rest of the previous sheet blank.
+_KEEP_WHOLE = "pre, .highlight, .snippet-output, .tabbed-set, .admonition, details, .jupyter-wrapper .jp-Cell, table"
+_TALL = 1 / 3
+_A4_CONTENT_PX = {"width": 688, "height": 994}  # A4 less the margins below, at 96 px per inch
+
+# A listing and the output under it are kept together (print.css), so they count as one block.
+_MARK_TALL = """([selector, limit]) => {
+  let marked = 0;
+  const scoped = selector.split(', ').map(s => '#print-site-page ' + s).join(', ');
+  for (const el of document.querySelectorAll(scoped)) {
+    let height = el.getBoundingClientRect().height;
+    const next = el.nextElementSibling;
+    const output = next && next.matches('.snippet-output') ? next : null;
+    if (output) height += output.getBoundingClientRect().height;
+    if (height > limit) {
+      el.classList.add('pdf-may-break');
+      if (output) output.classList.add('pdf-may-break');
+      marked += 1;
+    }
+  }
+  return marked;
+}"""
+
+# A diagram cannot be split; one taller than this share of a sheet is scaled down to fit in it.
+_DIAGRAM_MAX = 0.4
+_SHRINK_DIAGRAMS = """(limit) => {
+  let shrunk = 0;
+  for (const el of document.querySelectorAll('#print-site-page div.mermaid')) {
+    const height = el.getBoundingClientRect().height;
+    if (height > limit) { el.style.zoom = (limit / height).toFixed(3); shrunk += 1; }
+  }
+  return shrunk;
+}"""
+
+# Writes each table-of-contents entry's page number after its title (print.css lays it out).
+_NUMBER_TOC = """(numbers) => {
+  for (const a of document.querySelectorAll('#print-page-toc a[href^="#"]')) {
+    let span = a.querySelector('.pdf-toc-page');
+    if (!span) { span = document.createElement('span'); span.className = 'pdf-toc-page'; a.append(span); }
+    span.textContent = numbers[a.getAttribute('href').slice(1)] ?? '';
+  }
+}"""
+
 _FOOTER = (
     '<div style="width:100%; font-size:9px; color:#555; text-align:center; font-family:\'DejaVu Sans\', sans-serif">'
     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
 )
+
+
+_MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
 
 
 @dataclass
@@ -76,16 +159,103 @@ def print_pdf(print_page: Path, pdf_path: Path) -> Printed:
             ) from None
         page.evaluate(_OPEN_DETAILS)
         page.emulate_media(media="print")
-        page.pdf(
-            path=str(pdf_path),
-            format="A4",
-            margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
-            print_background=True,
-            outline=True,  # a bookmark per heading: sections, pages and their sections
-            tagged=True,  # an accessible, structured PDF (Chromium builds the outline from that structure)
-            display_header_footer=True,
-            header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
-            footer_template=_FOOTER,
-        )
+        _link_pages_inside_the_pdf(page)
+        _let_tall_blocks_break(page)
+        metadata = _metadata_from_cover(page)
+        _number_the_contents(page, pdf_path)
+    set_metadata(pdf_path, **metadata)
     seconds = time.perf_counter() - started
     return Printed(pdf_path, len(PdfReader(pdf_path).pages), pdf_path.stat().st_size, seconds)
+
+
+def _print(page, path: Path, *, final: bool) -> None:
+    page.pdf(
+        path=str(path),
+        format="A4",
+        margin=_MARGIN,
+        print_background=True,
+        outline=final,  # a bookmark per heading: sections, pages and their sections
+        tagged=final,  # an accessible, structured PDF (Chromium builds the outline from that structure)
+        display_header_footer=True,
+        header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
+        footer_template=_FOOTER,
+    )
+
+
+def _link_pages_inside_the_pdf(page) -> int:
+    """Point links to other pages of the chapter at their sections in the print page."""
+    return page.evaluate(_LINK_PAGES)
+
+
+def _let_tall_blocks_break(page) -> int:
+    """Scale diagrams taller than 40% of a sheet down to that, then mark the unbreakable blocks
+    still taller than a third of a sheet as breakable (class pdf-may-break, print.css)."""
+    page.set_viewport_size(_A4_CONTENT_PX)  # lay the page out at the paper's width to measure
+    page.evaluate(_SHRINK_DIAGRAMS, _A4_CONTENT_PX["height"] * _DIAGRAM_MAX)
+    return page.evaluate(_MARK_TALL, [_KEEP_WHOLE, _A4_CONTENT_PX["height"] * _TALL])
+
+
+def _toc_targets(page) -> list[str]:
+    return page.evaluate("""() => [...document.querySelectorAll('#print-page-toc a[href^="#"]')]
+        .map(a => a.getAttribute('href').slice(1))""")
+
+
+def _pages_of(pdf_path: Path, names: list[str]) -> dict[str, int]:
+    """The 1-based page each named destination (a link target id) lands on, for those that exist."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf_path)
+    dests = reader.named_destinations
+    out = {}
+    for name in names:
+        dest = dests.get(name) or dests.get("/" + name)
+        if dest is not None:
+            out[name] = reader.get_destination_page_number(dest) + 1
+    return out
+
+
+def _number_the_contents(page, pdf_path: Path, attempts: int = 3) -> dict[str, int]:
+    """Print, read each contents entry's page, write the numbers in, print again until they hold."""
+    targets = _toc_targets(page)
+    draft = pdf_path.with_name(pdf_path.stem + ".draft.pdf")
+    try:
+        _print(page, draft, final=False)
+        numbers = _pages_of(draft, targets)
+        for _ in range(attempts):
+            page.evaluate(_NUMBER_TOC, numbers)
+            _print(page, pdf_path, final=True)
+            printed = _pages_of(pdf_path, targets)
+            if printed == numbers:
+                return numbers
+            numbers = printed
+    finally:
+        draft.unlink(missing_ok=True)
+    raise RuntimeError(f"the table of contents' page numbers did not settle in {attempts} prints")
+
+
+def _metadata_from_cover(page) -> dict[str, str]:
+    """Title, author, subject and keywords, as the cover template wrote them (data-pdf-* attributes)."""
+    found = page.evaluate("""() => {
+      const cover = document.querySelector('[data-pdf-title]');
+      return cover ? {...cover.dataset} : {};
+    }""")
+    return {key: found.get(f"pdf{key.title()}", "") for key in ("title", "author", "subject", "keywords")}
+
+
+def set_metadata(pdf_path: Path, *, title: str, author: str = "", subject: str = "", keywords: str = "") -> None:
+    """Write the document information (title, author, subject, keywords) into ``pdf_path``.
+
+    Chromium sets only /Title, from the print page's <title> ("Print Site - ..."). This appends an
+    incremental update that replaces the information dictionary and changes nothing else: the
+    outline, the structure tags and the links Chromium wrote stay byte for byte as they were.
+    An empty value is left out.
+    """
+    from pypdf import PdfWriter
+
+    if not title:
+        return
+    writer = PdfWriter(pdf_path, incremental=True)
+    info = {"/Title": title, "/Author": author, "/Subject": subject, "/Keywords": keywords}
+    writer.add_metadata({key: value for key, value in info.items() if value})
+    with open(pdf_path, "wb") as out:
+        writer.write(out)

@@ -32,6 +32,21 @@ from snippet_runner.spec import Snippet
 # that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
 GRACE_SECONDS = 10.0
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
+
+
+RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
+
+
+def _status_kb(pid: int, field: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 class _WorkerDied(Exception):
@@ -47,12 +62,17 @@ class PreloadError(RuntimeError):
 
 
 class _Process:
-    def __init__(self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None):
+    def __init__(
+        self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
+    ):
         read_fd, write_fd = os.pipe()
+        env = {**os.environ, **(env or {})}
+        if python is not None:  # another interpreter (make drift): let it import this engine too
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
-            env={**os.environ, **(env or {})},
+            [python or sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
             stdin=subprocess.PIPE,
+            env=env,
             stdout=subprocess.DEVNULL,
             pass_fds=(write_fd,),
             text=True,
@@ -99,9 +119,12 @@ class _Process:
 class Runner:
     """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
 
-    def __init__(self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None):
+    def __init__(
+        self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None, python: str | None = None
+    ):
         self.preload = preload
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
+        self.python = python  # the worker's interpreter; None: this one (sys.executable)
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
         self._process: _Process | None = None
         self._next_id = 0
@@ -111,6 +134,7 @@ class Runner:
         self.import_seconds: float | None = None
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
+        self.recycled = 0
 
     def warm_up(self) -> None:
         """Start the worker now, so torch is imported before the first request needs it."""
@@ -137,13 +161,22 @@ class Runner:
         self._ensure_process().send(request)
         return self._next_id
 
-    def result(self, ticket: int) -> RunResult | Death:
-        """The ticket's result; raises ``PreloadError`` if the worker cannot start at all."""
+    def result(self, ticket: int, also: list[Runner] = ()) -> RunResult | Death:
+        """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
+        While waiting, it also collects what the runners in ``also`` have finished, so their
+        workers never stall on a full pipe."""
         while ticket not in self._done:
             if self.preload_failed is not None:
                 raise PreloadError(self.preload_failed)
             self._pump()
+            for other in also:
+                if other is not self and other._process is not None and other._pending:
+                    other._pump(timeout=0)
         return self._done.pop(ticket)
+
+    def peak_rss_kb(self) -> int:
+        """The largest resident size the current worker reached (VmHWM), 0 if none runs."""
+        return _status_kb(self._process.proc.pid, "VmHWM") if self._process is not None else 0
 
     def close(self) -> None:
         if self._process is not None:
@@ -155,14 +188,14 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env)
+            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
             self.workers_started += 1
         return self._process
 
-    def _pump(self) -> None:
+    def _pump(self, timeout: float = 0.5) -> None:
         process = self._ensure_process()
         try:
-            message = process.receive(timeout=0.5)
+            message = process.receive(timeout=timeout)
         except _WorkerDied:
             self._on_death(process, timed_out=False)
             return
@@ -178,6 +211,16 @@ class Runner:
             self._running = None
             self._pending.pop(message.id, None)
             self._done[message.id] = message
+            if not self._pending and _status_kb(process.proc.pid, "VmRSS") > RECYCLE_ABOVE_KB:
+                self._recycle(process)
+
+    def _recycle(self, process: _Process) -> None:
+        """Replace a worker that grew past ``RECYCLE_ABOVE_KB``; the next request starts a new one.
+        (Snippets run in forks of the worker, so it should not grow; this bounds it if it does.)"""
+        self.recycled += 1
+        process.kill()
+        self._process = None
+        self.import_seconds = None
 
     def _check_deadline(self, process: _Process) -> None:
         if self._running is None:

@@ -11,6 +11,7 @@ scripts of the notebook folders. :meth:`Project.shown` works that out once, for 
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,8 @@ class SnippetRunnerConfig(Config):
     notebook_search_boost = c.Type((int, float), default=1.0)
     # a snippet whose output describes the build; templates see it as config.extra.build_info
     build_info = c.Optional(c.Type(str))
+    # worker processes when many snippets must run (each imports torch once); 0: one per core
+    workers = c.Type(int, default=0)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class Project:
     notebook_search_boost: float = 1.0
     build_info: str | None = None
     pdf: PdfTarget | None = None
+    workers: int = 0
 
     def __post_init__(self) -> None:
         """Every configured path stays inside the project (symlinks resolved): a setting can
@@ -101,6 +105,7 @@ class Project:
             notebook_search_boost=plugin_config.notebook_search_boost,
             build_info=plugin_config.build_info,
             pdf=_pdf_target(mkdocs_config),
+            workers=plugin_config.workers,
         )
 
     @classmethod
@@ -122,6 +127,11 @@ class Project:
             return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
+
+    @property
+    def pdf_cache_dir(self) -> Path:
+        """Printed PDFs, by the hash of what they print (``reuse.py``), beside the snippet cache."""
+        return self.cache_dir.parent / "pdf"
 
     @property
     def snippets_name(self) -> str:
@@ -172,8 +182,10 @@ class Project:
         cached: bool = True,
         execute: bool | None = None,
         worker_env: dict[str, str] | None = None,
+        python: str | None = None,
     ):
-        """An :class:`~snippet_runner.engine.Engine` with this project's settings."""
+        """An :class:`~snippet_runner.engine.Engine` with this project's settings (``python``: run
+        the worker under another interpreter, as ``make drift`` does; uncached then)."""
         from snippet_runner.engine import Engine
 
         return Engine(
@@ -184,6 +196,8 @@ class Project:
             preload=self.preload,
             shown_as=self.snippets_name,
             worker_env=worker_env,
+            workers=self.workers or len(os.sched_getaffinity(0)),
+            python=python,
         )
 
 

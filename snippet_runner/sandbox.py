@@ -33,6 +33,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+try:  # imported here, in the worker, so a forked child does not pay for the import
+    from landlock import FSAccess, Ruleset
+except ImportError:  # not installed: the audit hook still refuses writes from Python
+    FSAccess = Ruleset = None
+
 WRITABLE_ALWAYS = ("/dev",)
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -117,9 +122,7 @@ class _Guard:
 
 
 def _landlock(writable: tuple[str, ...]) -> None:
-    try:
-        from landlock import FSAccess, Ruleset
-    except ImportError:  # not installed: the audit hook still refuses writes from Python
+    if Ruleset is None:
         return
     changes = FSAccess.all() & ~(FSAccess.READ_FILE | FSAccess.READ_DIR | FSAccess.EXECUTE)
     try:

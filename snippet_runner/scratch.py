@@ -60,14 +60,32 @@ class ScratchProject:
 
     def run(self, *args: str, **env: str) -> tuple[int, str]:
         """``python <args>`` in the project; (exit code, stdout + stderr)."""
+        code, out, err = self.run_split(*args, **env)
+        return code, out + err
+
+    def run_split(self, *args: str, **env: str) -> tuple[int, str, str]:
+        """``python <args>`` in the project; (exit code, stdout, stderr)."""
         done = subprocess.run(
             [sys.executable, *args], cwd=self.root, env={**ENV, **env}, capture_output=True, text=True
         )
-        return done.returncode, done.stdout + done.stderr
+        return done.returncode, done.stdout, done.stderr
 
     def build(self, **env: str) -> tuple[int, str]:
         """``make site``: the atomic build, PDF included when the project asks for one."""
         return self.run("-m", "snippet_runner", "site", **env)
+
+    def start_build(self, **popen: object) -> subprocess.Popen:
+        """``make site`` started in the background (its output in ``.stdout``), for the tests of
+        builds running at once and of an interrupted build."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "snippet_runner", "site"],
+            cwd=self.root,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            **popen,
+        )
 
     def accept(self, *rels: str) -> tuple[int, str]:
         """``make accept``."""

@@ -125,7 +125,7 @@ def test_every_page_ends_with_a_link_to_the_next_page_in_the_navigation(built_si
         target = (built.parent / links[-1]).resolve()
         target = target / "index.html" if target.is_dir() else target
         assert target == html_path(built_site, following).resolve(), f"{page}: Next goes to {links[-1]}"
-    assert "Part 3" in (DOCS / pages[-1]).read_text()
+    assert "Part 3" in (DOCS / "summary.md").read_text()  # the last page of the chapter proper
 
 
 def test_every_page_opens_by_saying_what_it_teaches():
@@ -133,3 +133,101 @@ def test_every_page_opens_by_saying_what_it_teaches():
         if page.endswith(".md"):
             lines = [line for line in (DOCS / page).read_text().splitlines() if line.strip()]
             assert lines[0].startswith("# ") and not lines[1].startswith(("#", "{{", "```", "!!!")), page
+
+
+LINK = re.compile(r'<a [^>]*href="([^"#:]*\.html)?#([^"]+)"')
+
+
+def test_every_link_to_a_section_lands_on_an_existing_heading(built_site):
+    # The best-practices "Shown on" column, the About page and the debugging guide link to sections;
+    # a renamed heading would silently leave such a link at the top of the page.
+    broken = []
+    for page in nav_pages():
+        built = html_path(built_site, page)
+        text = built.read_text()
+        for target, fragment in LINK.findall(text):
+            if "__codelineno" in fragment or fragment.startswith("__"):
+                continue
+            target_file = (built.parent / target).resolve() if target else built
+            if not target_file.is_file() or f'id="{fragment}"' not in target_file.read_text():
+                broken.append(f"{page}: {target}#{fragment}")
+    assert broken == []
+
+
+def test_the_chapter_notes_about_the_original_live_on_one_page():
+    # "Differs from the original" / "not in the original" notes belong on About this edition only.
+    mentions = [
+        page.relative_to(DOCS).as_posix()
+        for page in DOCS.rglob("*.md")
+        if re.search(r"original chapter|not in the original|differs from the original", page.read_text(), re.I)
+    ]
+    assert mentions == ["about-this-edition.md"], mentions
+
+
+def test_about_this_edition_links_to_every_correction():
+    about = (DOCS / "about-this-edition.md").read_text()
+    for anchor in [
+        "training-loop.md#the-complete-example",
+        "leaf-tensors.md#call-retain_grad-before-backward",
+        "retain-graph.md#when-a-second-pass-fails",
+        "zeroing-gradients.md#zero_grad-sets-gradients-to-none-by-default",
+        "gradient-debugging.md",
+    ]:
+        assert anchor in about, anchor
+
+
+# British spellings that crept in before; the site is written in American English throughout.
+BRITISH = re.compile(
+    r"\b(?:behaviours?|colours?|favou?rite|centred|centre|optimis(?:e|es|ed|ing|ation)|recognis(?:e|es|ed|ing)"
+    r"|organis(?:e|es|ed|ing|ation)|normalis(?:e|es|ed|ing|ation)|initialis(?:e|es|ed|ing|ation)"
+    r"|summaris(?:e|es|ed|ing)|visualis(?:e|es|ed|ing)|minimis(?:e|es|ed|ing)|maximis(?:e|es|ed|ing)"
+    r"|analys(?:e|ed|ing)|utilis(?:e|es|ed|ing)|modelling|labelled|programme)\b",
+    re.I,
+)
+
+
+def test_one_spelling_variety_throughout():
+    found = []
+    for path in [*DOCS.rglob("*.md"), *(ROOT / "snippets").rglob("*.py")]:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            found += [f"{path.relative_to(ROOT)}:{number}: {m}" for m in BRITISH.findall(line)]
+    assert found == []
+
+
+def test_exact_statements_stay_exact():
+    # Only leaves (and non-leaves that called retain_grad()) get .grad; the backward() answers say so.
+    for page, question in [("interview-questions.md", "What does backward() do?"), ("backward.md", "what does backward() do?")]:
+        answer = (DOCS / page).read_text().split(question)[1].split("??? question")[0]
+        assert "retain_grad()" in answer and "leaf" in answer, page
+    # The set_to_none default names its version; the embedding gradient is not called sparse.
+    assert "Since PyTorch 2.0" in (DOCS / "zeroing-gradients.md").read_text()
+    assert "gradient is sparse" not in (DOCS / "real-world.md").read_text()
+    # summary.md's code does not shadow the builtin input.
+    assert not re.search(r"\binput\s*=|model\(input\)", (DOCS / "summary.md").read_text())
+
+
+def test_runs_that_back_the_exact_statements(built_site):
+    retain_graph = outputs_on(built_site, "retain-graph.md")
+    assert "y = x + 1, two passes: x.grad = tensor(2.)" in retain_graph
+    leaf = outputs_on(built_site, "leaf-tensors.md")
+    assert "registered after the pass:   y.grad = None" in leaf
+    assert "after one more pass:         y.grad = tensor(12.)" in leaf
+    assert "layout=torch.strided" in outputs_on(built_site, "real-world.md")
+
+
+def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):
+    shown = outputs_on(built_site, "gradient-debugging.md")
+    for expected in [
+        "b.grad:      None",  # None
+        "relu:  x.grad = tensor([0., 1.])",  # zero
+        "step 2: w.grad = tensor(-32.)",  # doubled
+        "nan",  # NaN
+        "does not require grad and does not have a grad_fn",  # an error
+        "gradient arriving at y: tensor(12.)",  # register_hook
+        "d loss / d y = tensor(12.)",  # torch.autograd.grad
+        "gradcheck(BuggySquare): False",  # gradcheck
+        "Error detected in SqrtBackward0",  # set_detect_anomaly
+    ]:
+        assert expected in shown, expected
+    pages = nav_pages()
+    assert pages.index("gradient-debugging.md") == pages.index("common-mistakes.md") - 1

@@ -9,10 +9,11 @@ import re
 import nbformat
 import pytest
 
-# All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.
-pytestmark = pytest.mark.xdist_group("fresh_runs")
 
 from snippet_runner.notebooks import to_notebook
+
+# All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.
+pytestmark = pytest.mark.xdist_group("fresh_runs")
 
 EXERCISES = "exercises/exercise_{}.py"
 

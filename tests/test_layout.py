@@ -52,3 +52,29 @@ def test_every_approved_picture_file_belongs_to_a_snippet():
     for path in SNIPPETS.rglob("*.pictures.json"):
         snippet = path.with_name(path.name.removesuffix(".pictures.json") + ".py")
         assert snippet.is_file(), f"{path.relative_to(ROOT)} has no snippet {snippet.name}"
+
+
+# The widest code line that fits in a listing without scrolling at 1280 px: a numbered snippet listing
+# is about 648 px wide, a notebook code cell about 570 px, and the code font at that size takes
+# 8.5 px a character. tests/browser/test_layout_widths.py checks the same in the browser.
+LISTING_CHARS = 75
+NOTEBOOK_CELL_CHARS = 66
+
+
+def _code_lines(path):
+    """(number, line) of the code a reader sees: all of a snippet, the code cells of an exercise."""
+    in_markdown = False
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if line.startswith("# %%"):
+            in_markdown = "[markdown]" in line
+            continue
+        if not in_markdown and not line.startswith("# snippet:"):  # engine directives are not shown
+            yield number, line
+
+
+def test_no_code_line_is_wider_than_its_listing():
+    long = []
+    for path in sorted(SNIPPETS.rglob("*.py")):
+        limit = NOTEBOOK_CELL_CHARS if path.parent.name == "exercises" else LISTING_CHARS
+        long += [f"{path.relative_to(ROOT)}:{n} ({len(line)})" for n, line in _code_lines(path) if len(line) > limit]
+    assert long == [], "wrap long comments and lines in the source"

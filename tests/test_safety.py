@@ -17,8 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 
 import psutil
@@ -275,14 +273,7 @@ def test_make_accept_refuses_an_output_that_differs_between_two_runs(project, tm
 
 def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project, tmp_path):
     project.write("snippets/page/hello.py", "import time\ntime.sleep(20)\nprint('hello')\n")
-    build = subprocess.Popen(
-        [sys.executable, "-m", "snippet_runner", "site"],
-        cwd=project.root,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    build = project.start_build(start_new_session=True)
     deadline = time.monotonic() + 60
     while not list(project.root.glob("site.staging-*")) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -6,11 +6,12 @@ and shows a unified diff against its approved ``.out`` file.
 
 import pytest
 
-# All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.
-pytestmark = pytest.mark.xdist_group("fresh_runs")
 
 from chapter import chapter_snippets
 from snippet_runner import SnippetError
+
+# All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.
+pytestmark = pytest.mark.xdist_group("fresh_runs")
 
 
 @pytest.mark.parametrize("rel", chapter_snippets())

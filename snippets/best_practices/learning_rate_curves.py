@@ -7,7 +7,7 @@ target = 2 * x
 
 
 def losses_with(lr, steps=12):
-    torch.manual_seed(0)  # the same starting weights for every learning rate
+    torch.manual_seed(0)  # the same starting weights for every rate
     model = nn.Linear(1, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     loss_function = nn.MSELoss()
@@ -27,7 +27,10 @@ print(f"lr=0.05: loss {converging[0]:.4f} -> {converging[-1]:.4f}")
 print(f"lr=0.3:  loss {diverging[0]:.4f} -> {diverging[-1]:.4g}")
 
 show_curves(
-    {"lr = 0.05 (converges)": converging, "lr = 0.3 (diverges)": diverging},
+    {
+        "lr = 0.05 (converges)": converging,
+        "lr = 0.3 (diverges)": diverging,
+    },
     xlabel="step",
     ylabel="loss (MSE, log scale)",
     log=True,

@@ -25,4 +25,7 @@ for lr in (0.01, 0.3):
         loss.backward()
         grad_norm = total_grad_norm(model.parameters())
         optimizer.step()
-        print(f"  step {step + 1}: loss={loss.item():.4f}  grad norm={grad_norm:.4f}")
+        print(
+            f"  step {step + 1}: loss={loss.item():.4f}  "
+            f"grad norm={grad_norm:.4f}"
+        )

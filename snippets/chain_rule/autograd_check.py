@@ -6,7 +6,8 @@ x = torch.tensor(2.0, requires_grad=True)
 u = 3 * x + 4  # inner function: u = 3x + 4
 y = u ** 2     # outer function: y = u²
 
-show_graph(y)  # draw the graph below, watching what backward() sends along it
+# draw the graph below, with what backward() sends along each edge
+show_graph(y)
 
 y.backward()   # autograd applies dy/du · du/dx for us
 

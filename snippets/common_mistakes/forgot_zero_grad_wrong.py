@@ -8,7 +8,10 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 loss_function = nn.MSELoss()
 
 # A tiny fixed "dataloader": the same batch eight times.
-batch = (torch.tensor([[1.0], [2.0], [3.0]]), torch.tensor([[2.0], [4.0], [6.0]]))
+batch = (
+    torch.tensor([[1.0], [2.0], [3.0]]),
+    torch.tensor([[2.0], [4.0], [6.0]]),
+)
 dataloader = [batch] * 8
 
 
@@ -16,14 +19,15 @@ def weight_grad():
     return 0.0 if model.weight.grad is None else model.weight.grad.item()
 
 
+print("iteration     loss  this batch's gradient",
+      " weight.grad used by step()")
 for i, (data, target) in enumerate(dataloader, start=1):
     output = model(data)
     loss = loss_function(output, target)
     before = weight_grad()
-    loss.backward()          # ADDS this batch's gradient to what .grad already holds
+    # ADDS this batch's gradient to what .grad already holds
+    loss.backward()
     optimizer.step()
-    print(
-        f"iteration {i}: loss={loss.item():7.4f}  "
-        f"this batch's gradient={weight_grad() - before:8.4f}  "
-        f"weight.grad used by step()={weight_grad():8.4f}"
-    )
+    this_batch = weight_grad() - before
+    used = weight_grad()
+    print(f"{i:9}  {loss.item():7.4f}  {this_batch:21.4f}  {used:26.4f}")

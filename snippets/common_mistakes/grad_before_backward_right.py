@@ -5,4 +5,4 @@ y = x ** 2
 
 y.backward()
 
-print("x.grad:", x.grad)   # read after the backward pass: dy/dx = 2 * 3 = 6
+print("x.grad:", x.grad)   # after the backward pass: dy/dx = 2 * 3 = 6

@@ -1,4 +1,4 @@
-# snippet: raises RuntimeError: grad can be implicitly created only for scalar outputs
+# snippet: raises RuntimeError: only for scalar outputs
 import torch
 
 x = torch.tensor(

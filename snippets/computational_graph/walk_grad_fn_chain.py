@@ -10,5 +10,7 @@ loss = z ** 2
 node = loss.grad_fn
 while node is not None:
     print(type(node).__name__)
-    parents = [parent for parent, _ in node.next_functions if parent is not None]
+    parents = [
+        parent for parent, _ in node.next_functions if parent is not None
+    ]
     node = parents[0] if parents else None

@@ -17,7 +17,7 @@ x = torch.tensor(2.0, requires_grad=True)
 
 # y = ...          the inner function, 3 * x + 4
 # z = ...          the outer function, y squared
-# z.backward()     differentiate z with respect to everything it depends on
+# z.backward()     differentiate z with respect to its inputs
 # print(x.grad)    should print 60
 
 # %% [markdown]

@@ -47,9 +47,10 @@ print("dz/dy:", y.grad, " expected x =", x.item())
 # Treat the other variable as a constant when you differentiate:
 #
 # $$
-# \frac{\partial z}{\partial x} = y + 1 = 5 + 1 = 6
-# \qquad
-# \frac{\partial z}{\partial y} = x = 4
+# \begin{aligned}
+# \frac{\partial z}{\partial x} &= y + 1 = 5 + 1 = 6 \\
+# \frac{\partial z}{\partial y} &= x = 4
+# \end{aligned}
 # $$
 #
 # `x` appears twice in $z$ (once in the product, once on its own), and autograd adds

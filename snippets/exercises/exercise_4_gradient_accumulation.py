@@ -51,7 +51,8 @@ print("After the second backward pass:", x.grad)
 
 x.grad.zero_()
 print("After x.grad.zero_():          ", x.grad)
-print("Reset to tensor(0.)?", torch.equal(x.grad, torch.tensor(0.0)))
+zero = torch.tensor(0.0)
+print("Reset to tensor(0.)?", torch.equal(x.grad, zero))
 
 # %% [markdown]
 # ## What happened

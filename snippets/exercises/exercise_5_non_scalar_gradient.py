@@ -21,7 +21,7 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
 # y = ...                          build y = x ** 2
 # print(y.shape)                   y is not a scalar
-# y.backward(torch.ones_like(y))   supply one upstream gradient per element of y
+# y.backward(torch.ones_like(y))   a gradient for each element
 # print(x.grad)
 
 # %% [markdown]
@@ -49,10 +49,12 @@ print("matches 2 * x?", torch.equal(x.grad, 2 * x.detach()))
 # `backward(v)` computes the vector-Jacobian product $v^\top J$; with $v$ all ones this is
 #
 # $$
-# v^\top J =
+# \begin{aligned}
+# v^\top J &=
 # \begin{bmatrix} 1 & 1 & 1 \end{bmatrix}
-# \begin{bmatrix} 2x_1 & 0 & 0 \\ 0 & 2x_2 & 0 \\ 0 & 0 & 2x_3 \end{bmatrix}
-# = \begin{bmatrix} 2 & 4 & 6 \end{bmatrix}
+# \begin{bmatrix} 2x_1 & 0 & 0 \\ 0 & 2x_2 & 0 \\ 0 & 0 & 2x_3 \end{bmatrix} \\
+# &= \begin{bmatrix} 2 & 4 & 6 \end{bmatrix}
+# \end{aligned}
 # $$
 #
 # Passing ones gives the same result as calling `y.sum().backward()`: it differentiates the

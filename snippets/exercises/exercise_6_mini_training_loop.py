@@ -23,7 +23,8 @@
 # %% tags=["scaffold"]
 import torch
 
-torch.manual_seed(0)  # w and b start from random values; the seed makes the run repeatable
+# w and b start from random values; the seed makes them repeat.
+torch.manual_seed(0)
 
 # Training data: five inputs and their targets from y = 2x
 x = torch.tensor([[-2.0], [-1.0], [0.0], [1.0], [2.0]])
@@ -39,13 +40,15 @@ for step in range(20):
     # prediction = ...            w * x + b
     # loss = ...                  mean of the squared errors
     # loss.backward()
-    # with torch.no_grad():       update w and b: subtract learning_rate times their gradients
+    # with torch.no_grad():       subtract learning_rate times
+    #                             each gradient from w and b
     #     ...
     # clear w.grad and b.grad
     # print the step number and loss.item()
     pass
 
-print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")  # unchanged until the loop does something
+# Unchanged until the loop does something:
+print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")
 
 # %% [markdown]
 # ## Solution
@@ -55,7 +58,8 @@ print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")  # unchanged until
 
 # %% tags=["solution"]
 import torch
-from snippet_runner.pictures import show_curves  # draws the loss curve on the site
+# the site's helper that draws the loss curve below
+from snippet_runner.pictures import show_curves
 
 torch.manual_seed(0)
 
@@ -71,16 +75,16 @@ print(f"Start: w={w.item():.4f}, b={b.item():.4f}")
 losses = []
 
 for step in range(20):
-    prediction = w * x + b                  # forward pass
-    loss = ((prediction - y) ** 2).mean()   # mean squared error
+    prediction = w * x + b                 # forward pass
+    loss = ((prediction - y) ** 2).mean()  # mean squared error
 
-    loss.backward()                         # gradients land in w.grad and b.grad
+    loss.backward()  # gradients land in w.grad and b.grad
 
-    with torch.no_grad():                   # parameter update, not tracked
+    with torch.no_grad():  # parameter update, not tracked
         w -= learning_rate * w.grad
         b -= learning_rate * b.grad
 
-    w.grad.zero_()                          # clear before the next iteration
+    w.grad.zero_()  # clear before the next iteration
     b.grad.zero_()
 
     losses.append(loss.item())
@@ -88,7 +92,11 @@ for step in range(20):
 
 print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
 
-show_curves({"training loss": losses}, xlabel="iteration", ylabel="loss (MSE)")
+show_curves(
+    {"training loss": losses},
+    xlabel="iteration",
+    ylabel="loss (MSE)",
+)
 
 # %% [markdown]
 # ## What the loop did
@@ -97,9 +105,13 @@ show_curves({"training loss": losses}, xlabel="iteration", ylabel="loss (MSE)")
 #
 # $$
 # L = \frac{1}{N} \sum_{i=1}^{N} (w x_i + b - y_i)^2
-# \qquad
+# $$
+#
+# $$
 # \frac{\partial L}{\partial w} = \frac{2}{N} \sum_{i=1}^{N} (w x_i + b - y_i)\, x_i
-# \qquad
+# $$
+#
+# $$
 # \frac{\partial L}{\partial b} = \frac{2}{N} \sum_{i=1}^{N} (w x_i + b - y_i)
 # $$
 #
@@ -108,7 +120,7 @@ show_curves({"training loss": losses}, xlabel="iteration", ylabel="loss (MSE)")
 # with learning rate $\eta = 0.1$. The loss shrinks on every iteration and, after 20 of them,
 # $w$ is essentially 2 and $b$ essentially 0.
 #
-# **Why these inputs?** They are centred on zero ($\sum_i x_i = 0$), so a change in $b$ does not
+# **Why these inputs?** They are centered on zero ($\sum_i x_i = 0$), so a change in $b$ does not
 # disturb the gradient of $w$ and the other way round. Gradient descent then settles both within
 # 20 iterations, few enough to print every one. Try
 # `x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])` instead: with inputs that are all positive,

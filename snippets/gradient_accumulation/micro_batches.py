@@ -6,7 +6,7 @@ torch.manual_seed(0)
 model = nn.Linear(1, 1)
 loss_function = nn.MSELoss()  # averages over the samples it is given
 
-inputs = torch.linspace(-1.0, 1.0, 8).reshape(8, 1)  # one batch of 8 samples
+inputs = torch.linspace(-1.0, 1.0, 8).reshape(8, 1)  # a batch of 8
 targets = 2 * inputs + 1
 
 # 1) The whole batch of 8 in one backward pass
@@ -20,9 +20,11 @@ accumulation_steps = 4
 for step, (micro_inputs, micro_targets) in enumerate(
     zip(inputs.split(2), targets.split(2)), start=1
 ):
-    loss = loss_function(model(micro_inputs), micro_targets) / accumulation_steps
+    loss = loss_function(model(micro_inputs), micro_targets)
+    loss = loss / accumulation_steps
     loss.backward()  # adds this micro-batch's share to model.weight.grad
-    print(f"after micro-batch {step}: weight.grad = {model.weight.grad.item():.4f}")
+    grad = model.weight.grad.item()
+    print(f"after micro-batch {step}: weight.grad = {grad:.4f}")
 accumulated_grad = model.weight.grad.clone()
 
 print()

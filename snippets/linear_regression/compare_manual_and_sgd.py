@@ -33,15 +33,24 @@ def printed(history):
 
 manual, sgd, add_alpha = train("manual"), train("sgd"), train("add_alpha")
 
-largest = max(abs(p - q) for m, s in zip(manual, sgd) for p, q in zip(m, s))
+largest = max(
+    abs(p - q) for m, s in zip(manual, sgd) for p, q in zip(m, s)
+)
 
-print("manual vs SGD, printed lines (4 decimals) identical:", printed(manual) == printed(sgd))
-print("manual vs SGD, raw float32 values identical:        ", manual == sgd)
-print(f"manual vs SGD, largest raw difference:               {largest:.2e}")
-print("add_(grad, alpha=-lr) vs SGD, raw values identical: ", add_alpha == sgd)
+print("manual vs SGD, printed lines (4 decimals) identical:",
+      printed(manual) == printed(sgd))
+print("manual vs SGD, raw float32 values identical:        ",
+      manual == sgd)
+print("manual vs SGD, largest raw difference:              ",
+      f"{largest:.2e}")
+print("add_(grad, alpha=-lr) vs SGD, raw values identical: ",
+      add_alpha == sgd)
 
 show_curves(
-    {"manual update": [l for l, _, _ in manual], "optim.SGD": [l for l, _, _ in sgd]},
+    {
+        "manual update": [loss for loss, _, _ in manual],
+        "optim.SGD": [loss for loss, _, _ in sgd],
+    },
     xlabel="step",
     ylabel="loss (squared error)",
 )

@@ -1,4 +1,4 @@
-# snippet: raises RuntimeError: grad can be implicitly created only for scalar outputs
+# snippet: raises RuntimeError: only for scalar outputs
 import torch
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -4,8 +4,8 @@ import torch
 def saved_input(t):
     """Read the value that y = x ** 2 saved for its backward pass.
 
-    Attributes starting with _saved on a grad_fn expose what autograd stored
-    (see "Saved tensors" in PyTorch's autograd mechanics notes).
+    Attributes starting with _saved on a grad_fn expose what autograd
+    stored (see "Saved tensors" in PyTorch's autograd mechanics notes).
     """
     try:
         return t.grad_fn._saved_self

@@ -2,7 +2,7 @@ import torch
 import torch.nn as nn
 from snippet_runner.pictures import show_curves
 
-torch.manual_seed(0)  # not in the original chapter: makes the losses repeatable
+torch.manual_seed(0)  # a fixed random start, so the losses repeat
 
 model = nn.Linear(1, 1)
 

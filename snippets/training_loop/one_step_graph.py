@@ -15,7 +15,8 @@ optimizer.zero_grad()
 prediction = model(x)
 loss = loss_function(prediction, target)
 
-show_graph(loss)  # drawn with the values of this step, and the gradients of its backward pass
+# drawn with this step's values and its backward pass's gradients
+show_graph(loss)
 loss.backward()
 optimizer.step()
 

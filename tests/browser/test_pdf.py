@@ -1,7 +1,9 @@
 """The chapter as one PDF (site/pdf/autograd-part2.pdf), read back with pypdf: its size, cover,
 bookmarks, page numbers, text (every page, real outputs, expanded answers, rendered math and
-diagrams) and fonts. Plus one check in the browser: on the printed page no code is wider than
-the paper, so long lines wrap instead of being cut off."""
+diagrams) and fonts; and, so that it reads like a book, the printed contents (a page number and a
+link for every entry), no near-empty sheets, the metadata, and links that land on their target's
+page. Plus two checks in the browser: on the printed page no code is wider than the paper, so long
+lines wrap instead of being cut off, and headings print in the body text's colour."""
 
 from __future__ import annotations
 
@@ -229,3 +231,172 @@ def test_pictures_print_as_text_with_their_real_values(text):
         "TBackward0",  # the nn.Linear step
     ]:
         assert drawn in text, drawn
+
+
+# -- reading like a book: contents, sheets, headings, metadata, links ----------------------------
+
+A4_MARGIN_TOP, A4_MARGIN_BOTTOM = 16 * 72 / 25.4, 18 * 72 / 25.4  # pdf.py's margins, in points
+
+
+def text_items(page):
+    """(text, x, y) of every piece of text on a page, in PDF points from the bottom left."""
+    items = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            items.append((text, x, y))
+
+    page.extract_text(visitor_text=visit)
+    return items
+
+
+def filled(page) -> float:
+    """How far down the sheet's text area the lowest line of text reaches: 0 is empty, 1 is full.
+    The footer (the page number, in the bottom margin) does not count."""
+    height = float(page.mediabox.height)
+    ys = [y for _, _, y in text_items(page) if y > A4_MARGIN_BOTTOM]
+    if not ys:
+        return 0.0
+    return (height - A4_MARGIN_TOP - min(ys)) / (height - A4_MARGIN_TOP - A4_MARGIN_BOTTOM)
+
+
+def internal_links(pdf, page_number):
+    """(destination name, rect) of every link on a page (1-based) that jumps inside the PDF."""
+    out = []
+    for annot in pdf.pages[page_number - 1].get("/Annots") or []:
+        annot = annot.get_object()
+        if annot.get("/Subtype") == "/Link" and "/Dest" in annot:
+            out.append((str(annot["/Dest"]).lstrip("/"), [float(v) for v in annot["/Rect"]]))
+    return out
+
+
+def dest_page(pdf, name) -> int:
+    dests = pdf.named_destinations
+    dest = dests.get("/" + name) or dests.get(name)
+    assert dest is not None, f"no destination {name!r}"
+    return pdf.get_destination_page_number(dest) + 1
+
+
+def part_starts(pdf) -> set[int]:
+    """The sheets on which a part of the nav (a section, or a page outside any section) begins."""
+    top_level = []
+    for item in load_config(str(ROOT / "mkdocs.yml")).nav:
+        if isinstance(item, str):
+            top_level.append(PRINTED_TITLE[item])
+        else:
+            (title, value), = item.items()
+            top_level.append(title if isinstance(value, list) else PRINTED_TITLE.get(value, title))
+    starts = set()
+    for item in pdf.outline:
+        if not isinstance(item, list) and squash(item.title) in top_level + ["Table of Contents"]:
+            starts.add(pdf.get_destination_page_number(item) + 1)
+    return starts
+
+
+def contents_pages(pdf) -> list[int]:
+    """The sheets between the cover and the home page: the printed table of contents."""
+    return list(range(2, dest_page(pdf, "index")))
+
+
+def test_contents_prints_the_page_number_of_every_entry_and_links_to_it(pdf):
+    entries = []
+    for n in contents_pages(pdf):
+        items = text_items(pdf.pages[n - 1])
+        for name, (x0, y0, x1, y1) in internal_links(pdf, n):
+            line = [t for t, x, y in items if y0 - 1 <= y <= y1 + 1]
+            numbers = [t.strip() for t in line if t.strip().isdigit()]
+            entries.append((name, squash(" ".join(t for t in line if not t.strip().isdigit())), numbers))
+    assert len(entries) == len(nav_entries()), [e[1] for e in entries]
+    for name, title, numbers in entries:
+        assert numbers, f"no page number printed for {title!r}"
+        assert int(numbers[-1]) == dest_page(pdf, name), f"{title!r} says page {numbers[-1]}, its link goes to {dest_page(pdf, name)}"
+        assert int(numbers[-1]) > contents_pages(pdf)[-1]
+
+
+def test_no_sheet_is_near_empty(pdf):
+    """No sheet holds only a part's title, and none is more than half blank, except the last one
+    before a new part (parts start on a new sheet) and the last sheet of the book. "Blank" is
+    measured from the lowest line of text on the sheet down to the bottom margin."""
+    starts = part_starts(pdf)
+    assert len(starts) >= 6, starts  # contents, home, five parts, summary, about: the outline was read
+    near_empty = []
+    for n in range(2, len(pdf.pages)):  # the cover (1) is meant to be mostly empty
+        if n + 1 in starts:
+            continue
+        fill = filled(pdf.pages[n - 1])
+        if fill < 0.5:
+            near_empty.append(f"page {n}: {fill:.0%} filled: {squash(pdf.pages[n - 1].extract_text())[:80]}")
+    assert near_empty == []
+    titles = [title for _, title in nav_entries()]
+    for page in pdf.pages[1:]:
+        body = re.sub(r" \d+ / \d+$", "", squash(page.extract_text()))
+        assert body not in titles, f"a sheet holds only {body!r}"
+
+
+def test_headings_print_in_body_text_colour(browser, built_site):
+    page = browser.new_page()
+    page.goto((built_site / "print_page.html").as_uri())
+    wait_until_rendered(page)
+    page.emulate_media(media="print")
+    styles = page.evaluate(
+        """() => ['.print-page-toc-title', '#print-site-page section.md-section > h1', '#print-site-page h1',
+                  '#print-site-page h2', '#print-site-page h3', '#print-site-page p']
+           .map(s => { const c = getComputedStyle(document.querySelector(s)); return [s, c.color, +c.fontWeight] })"""
+    )
+    page.close()
+    body = styles[-1][1]
+    for selector, colour, weight in styles[:-1]:
+        assert colour == body, f"{selector} prints in {colour}, body text in {body}"
+        assert weight >= 600, f"{selector} prints at weight {weight}"
+
+
+def test_metadata_names_the_chapter_not_the_print_page(pdf):
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    info = pdf.metadata
+    assert info.title == config["site_name"]
+    assert info.author == config["site_author"] and info.author
+    assert info.subject == config["site_description"]
+    assert "autograd" in info["/Keywords"] and "backpropagation" in info["/Keywords"]
+    # Written as an update that leaves Chromium's outline, tags and links in place.
+    assert len(list(bookmarks(pdf.outline))) > 2 * len(nav_entries())
+    root = pdf.trailer["/Root"]
+    assert "/StructTreeRoot" in root and root["/MarkInfo"]["/Marked"]
+
+
+def print_page_headings(built_site) -> dict[str, str]:
+    """Link target id -> the heading text it stands for, from the print page."""
+    html = (built_site / "print_page.html").read_text()
+    out = {m["id"]: m["text"] for m in re.finditer(r'<h[1-6] id="(?P<id>[^"]+)">(?P<text>[^<]+)', html)}
+    for m in re.finditer(r'<section class="print-page" id="(?P<id>[^"]+)"[^>]*><h1 id="[^"]+">(?P<text>[^<]+)', html):
+        out[m["id"]] = m["text"]
+    return {k: squash(v) for k, v in out.items()}
+
+
+def test_links_between_pages_land_on_the_page_of_their_target(pdf, built_site):
+    headings = print_page_headings(built_site)
+    checked, wrong = 0, []
+    for n in range(contents_pages(pdf)[-1] + 1, len(pdf.pages) + 1):
+        for name, _ in internal_links(pdf, n):
+            if name not in headings:
+                continue  # a tab label or a line number: no heading to look for
+            target = dest_page(pdf, name)
+            if headings[name][:40] not in squash(pdf.pages[target - 1].extract_text()):
+                wrong.append(f"page {n}: link to {name} lands on page {target}")
+            checked += 1
+    assert checked > 50 and wrong == []
+
+
+def test_links_to_notebook_pages_stay_inside_the_pdf(pdf):
+    index = dest_page(pdf, "exercises-index")
+    names = {name for name, _ in internal_links(pdf, index) + internal_links(pdf, index + 1)}
+    for n in range(1, 7):
+        assert any(name.startswith(f"exercises-exercise_{n}_") for name in names), n
+    uris = [
+        str(a.get_object()["/A"].get("/URI"))
+        for page in pdf.pages
+        for a in page.get("/Annots") or []
+        if "/A" in a.get_object()
+    ]
+    assert not [u for u in uris if u.startswith("file:") or u.endswith(".ipynb")], uris

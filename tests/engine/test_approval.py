@@ -73,3 +73,11 @@ def test_a_changed_input_is_caught_even_when_the_print_line_is_unchanged(write_s
         run("page/square.py", "strict")
     assert "output differs from the approved snippets/page/square.out" in str(caught.value)
     assert "-4\n+9" in caught.value.detail
+
+
+def test_an_approved_output_that_is_not_utf8_names_the_file_and_byte(write_snippet, run):
+    path = write_snippet("page/hello.py", "print('hello')\n")
+    path.with_suffix(".out").write_bytes(b"hel\xfflo\n")
+    with pytest.raises(SnippetError) as caught:
+        run("page/hello.py", "strict")
+    assert str(caught.value).startswith("snippets/page/hello.out:1: is not UTF-8: byte 0xff at offset 3")

@@ -1,0 +1,113 @@
+"""The cost of a build follows what changed: the PDF is printed again only when something it prints
+changed, a notebook page comes from cache when its notebook did not, a corrupt cache entry is
+rebuilt, builds running at once do not corrupt each other, and every build reports what ran.
+
+No test here times anything: each checks the behaviour that makes a build cheap.
+"""
+
+from __future__ import annotations
+
+
+MATERIAL_WITH_PDF = """
+site_name: scratch
+theme:
+  name: material
+  font: false
+plugins:
+  - snippet-runner:
+      preload: []
+  - print-site:
+      path_to_pdf: pdf/scratch.pdf
+      add_cover_page: false
+"""
+
+NOTEBOOKS = """
+site_name: scratch
+theme: mkdocs
+plugins:
+  - snippet-runner:
+      preload: []
+      notebooks:
+        lessons: lessons
+  - mkdocs-jupyter:
+      include: ["*.ipynb"]
+      ignore: ["*.md"]
+"""
+
+
+def test_an_unchanged_pdf_is_not_printed_again_and_a_changed_one_is(scratch):
+    scratch.write("mkdocs.yml", MATERIAL_WITH_PDF)
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "PDF written to site/pdf/scratch.pdf" in log
+    first = (scratch.root / "site" / "pdf" / "scratch.pdf").read_bytes()
+
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "PDF unchanged (same print page, assets and Chromium): reused" in log
+    assert "PDF written" not in log
+    assert (scratch.root / "site" / "pdf" / "scratch.pdf").read_bytes() == first
+
+    scratch.write("docs/index.md", "# Page\n\nIntro, now longer.\n\n{{ run page/hello.py }}\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "PDF written to site/pdf/scratch.pdf" in log
+
+
+def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
+    scratch.write("mkdocs.yml", NOTEBOOKS)
+    scratch.write("snippets/lessons/lesson_1.py", "# %% [markdown]\n# # A lesson\n\n# %%\nprint('lesson')\n")
+    scratch.write("snippets/lessons/lesson_1.out", "lesson\n")
+    page = scratch.root / "site" / "lessons" / "lesson_1" / "index.html"
+
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Converting notebook" in log
+    fresh = page.read_bytes()
+
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Converting notebook" not in log and "Cache hit" in log
+    assert page.read_bytes() == fresh
+
+
+def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(scratch):
+    assert scratch.build()[0] == 0
+    for entry in (scratch.root / ".cache" / "snippets").rglob("*.json"):
+        entry.write_text('{"outputs": ["wrong output\\n"], "id"')  # truncated mid-write
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "discarded an unreadable cache entry for page/hello.py" in log
+    assert "snippets: 1 run, 0 from cache" in log
+    assert "wrong output" not in (scratch.root / "site" / "index.html").read_text()
+
+
+def test_two_builds_at_once_do_not_corrupt_each_other(scratch):
+    for i in range(8):
+        scratch.write(f"snippets/page/n{i}.py", f"print({i} * {i})\n")
+        scratch.write(f"snippets/page/n{i}.out", f"{i * i}\n")
+    scratch.write("docs/index.md", "# Page\n\n" + "".join(f"{{{{ run page/n{i}.py }}}}\n\n" for i in range(8)))
+    builds = [scratch.start_build() for _ in range(2)]
+    logs = [build.communicate(timeout=300)[0] for build in builds]
+    assert [build.returncode for build in builds] == [0, 0], logs
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert all(f"{i * i}" in html for i in range(8))
+    assert not list(scratch.root.glob("site.*"))
+    code, log = scratch.build()
+    assert code == 0 and "snippets: 0 run, 8 from cache" in log, log  # the cache is whole
+
+
+def test_every_build_writes_an_execution_report_slowest_first(scratch):
+    scratch.write("snippets/page/slow.py", "import time\ntime.sleep(0.3)\nprint('slow')\n")
+    scratch.write("snippets/page/slow.out", "slow\n")
+    scratch.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/slow.py }}\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Execution report (each snippet's page, run time, memory, output):" in log
+    report = (scratch.root / "site" / "execution-report.html").read_text()
+    assert report.index("page/slow.py") < report.index("page/hello.py")  # slowest first
+    assert '<a href="index.html">index.md</a>' in report
+    assert report.count("<td>ran</td>") == 2
+    assert scratch.build()[0] == 0
+    report = (scratch.root / "site" / "execution-report.html").read_text()
+    assert report.count("<td>cache</td>") == 2
