@@ -37,6 +37,14 @@ def accept(project: Project, only: list[str]) -> int:
                         " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
                         detail=_two_runs(first.output, second.output),
                     )
+                drawn = [approval.pictures_text(outcome.pictures) for outcome in (first, second)]
+                if drawn[0] != drawn[1]:
+                    raise SnippetError(
+                        first.snippet.loc(),
+                        "showed different pictures in two fresh runs, so they cannot be approved;"
+                        " seed what is random (torch.manual_seed) before computing what they show",
+                        detail=_two_runs(*drawn),
+                    )
             except SnippetError as error:
                 pages = ", ".join(shown.get(rel, [])) or "no page"
                 print(f"FAILED  {error}  (included by {pages})", file=sys.stderr)
@@ -45,6 +53,9 @@ def accept(project: Project, only: list[str]) -> int:
             if approval.write(first.snippet.expected_output_path, first.output):
                 changed += 1
                 print(f"updated {first.snippet.approved_name}")
+            if approval.write_pictures(first.snippet.expected_pictures_path, drawn[0]):
+                changed += 1
+                print(f"updated {first.snippet.approved_pictures_name}")
     finally:
         for engine in engines:
             engine.close()

@@ -7,6 +7,7 @@ reviews the new ``.out`` in the diff. The files are plain text so a reviewer rea
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,3 +64,60 @@ def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
             first = min(found, key=lambda m: m.start())
             return cell, len(output[: first.start()].encode()), first.group(0)
     return None
+
+
+# -- pictures ----------------------------------------------------------------------------------
+# What a snippet's pictures show is approved like its output: ``<snippet>.pictures.json`` holds the
+# data of every picture it showed, in order, written for a reviewer to read in a diff (one node,
+# edge or series per line). A snippet that shows no picture has no such file.
+
+
+def pictures_text(pictures) -> str:
+    """The approved form of a run's pictures (``messages.Picture``s): "" when there are none."""
+    if not pictures:
+        return ""
+    return _readable([picture.data for picture in pictures]) + "\n"
+
+
+def _readable(value, indent: str = "") -> str:
+    inner = indent + "  "
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k)}: {_readable(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}" if items else "{}"
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        items = [inner + (_readable(v, inner) if isinstance(v, dict) and indent == "" else _line(v)) for v in value]
+        return "[\n" + ",\n".join(items) + f"\n{indent}]"
+    return _line(value)
+
+
+def _line(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def compare_pictures(expected_path: Path, actual: str, display_name: str) -> Verdict:
+    """Like :func:`compare`; no pictures and no approved file is approved too."""
+    if not actual and not expected_path.exists():
+        return Verdict(approved=True)
+    if actual and not expected_path.exists():
+        return Verdict(approved=False, missing=True)
+    return compare(expected_path, actual, display_name)
+
+
+def write_pictures(expected_path: Path, actual: str) -> bool:
+    """Approve a run's pictures (remove the file when it showed none); return whether it changed."""
+    if not actual:
+        if expected_path.exists():
+            expected_path.unlink()
+            return True
+        return False
+    return write(expected_path, actual)
+
+
+def merged(output: Verdict, pictures: Verdict) -> Verdict:
+    """One verdict for the output and the pictures (warn mode shows both diffs under one warning)."""
+    return Verdict(
+        approved=output.approved and pictures.approved,
+        missing=output.missing or pictures.missing,
+        diff=output.diff + pictures.diff,
+        changed=output.changed or pictures.changed,
+    )

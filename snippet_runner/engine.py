@@ -16,7 +16,7 @@ from pathlib import Path
 from snippet_runner import approval, spec
 from snippet_runner.cache import ResultCache, key_for
 from snippet_runner.errors import SetupError, SnippetError
-from snippet_runner.messages import Death, RaisedError, RunResult
+from snippet_runner.messages import Death, Picture, RaisedError, RunResult
 from snippet_runner.pool import PreloadError, Runner
 
 APPROVAL_MODES = ("strict", "warn", "accept")
@@ -33,6 +33,7 @@ class Outcome:
     seconds: float = 0.0
     peak_rss_growth_kb: int = 0
     verdict: approval.Verdict | None = None  # None when execution is off
+    pictures: tuple[Picture, ...] = ()  # the data of what it showed (show_graph, show_curves), checked
 
     @property
     def output(self) -> str:
@@ -176,6 +177,7 @@ class Engine:
             cached=cached,
             seconds=result.seconds,
             peak_rss_growth_kb=result.peak_rss_growth_kb,
+            pictures=result.pictures,
         )
         outcome.verdict = self._judge(outcome, result)
         if not cached and self._use_cache and outcome.verdict.approved:
@@ -219,20 +221,31 @@ class Engine:
                 " print type(obj).__name__ or a value instead",
             )
         expected = snippet.expected_output_path
+        pictures = approval.pictures_text(outcome.pictures)
         if self.approval_mode == "accept":
-            return approval.Verdict(approved=True, changed=approval.write(expected, outcome.output))
+            changed = approval.write(expected, outcome.output)
+            changed = approval.write_pictures(snippet.expected_pictures_path, pictures) or changed
+            return approval.Verdict(approved=True, changed=changed)
         verdict = approval.compare(expected, outcome.output, snippet.approved_name)
-        if verdict.approved or self.approval_mode == "warn":
+        drawn = approval.compare_pictures(snippet.expected_pictures_path, pictures, snippet.approved_pictures_name)
+        if self.approval_mode == "warn":
+            return approval.merged(verdict, drawn)
+        if verdict.approved:
+            verdict = drawn  # the output is approved: what its pictures show must be too
+            name, what = snippet.approved_pictures_name, "picture data"
+        else:
+            name, what = snippet.approved_name, "output"
+        if verdict.approved:
             return verdict
         if verdict.missing:
             raise SnippetError(
                 snippet.loc(),
-                f"no approved output yet: {snippet.approved_name} is missing."
+                f"no approved {what} yet: {name} is missing."
                 " Run `make accept`, review the new file, and commit it.",
             )
         raise SnippetError(
             snippet.loc(),
-            f"output differs from the approved {snippet.approved_name}."
+            f"{what} differs from the approved {name}."
             " If the change is intended, run `make accept` and review the diff.",
             detail=verdict.diff.rstrip("\n"),
         )

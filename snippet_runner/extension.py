@@ -77,7 +77,7 @@ class _RunPreprocessor(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         project, engine = _current(self.extension.getConfig("config_file"))
         text = "\n".join(lines)
-        return expand(text, self._page_name(project), engine).split("\n")
+        return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
 
     def _page_name(self, project: Project) -> str:
         named = self.extension.getConfig("page")

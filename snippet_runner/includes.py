@@ -15,8 +15,10 @@ extension, which is how MkDocs (and any other builder that runs Python-Markdown)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from snippet_runner.drawing import Drawer
 from snippet_runner.engine import Engine, Outcome
 from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.spec import SETTING
@@ -80,17 +82,30 @@ def combined(errors: list[SnippetError]) -> SnippetError:
     return flat[0] if len(flat) == 1 else SnippetErrors(flat)
 
 
-def expand(markdown: str, page: str, engine: Engine) -> str:
-    """Replace each include with code and output; errors name the page line and the snippet."""
+def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], str] | None = None) -> str:
+    """Replace each include with code and output; errors name the page line and the snippet.
+
+    ``raw_html`` turns a block of HTML (a picture) into what the page holds in its place: the
+    Markdown extension stores it in Python-Markdown's HTML stash, so it passes through untouched
+    at any indentation (inside a tab or an admonition); by default the HTML is written as is."""
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
+    drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
+    errors = []
     for include in reversed(find_includes(markdown, page)):
-        block = [include.indent + text if text else "" for text in render(outcomes[include.line])]
+        try:
+            rendered = render(outcomes[include.line], drawer, raw_html)
+        except SnippetError as error:
+            errors.insert(0, error.on_page(f"{page}:{include.line}"))
+            continue
+        block = [include.indent + text if text else "" for text in rendered]
         lines[include.line - 1 : include.line] = block
+    if errors:
+        raise combined(errors)
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
 
 
-def render(outcome: Outcome) -> list[str]:
+def render(outcome: Outcome, drawer: Drawer | None = None, raw_html: Callable[[str], str] | None = None) -> list[str]:
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
     out = _fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
@@ -104,6 +119,10 @@ def render(outcome: Outcome) -> list[str]:
         if outcome.error:
             title = f"Output: raises {outcome.error.type}, as intended"
         out += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+    drawer = drawer or Drawer(None)
+    for number, picture in enumerate(outcome.pictures, start=1):
+        html = drawer.figure(picture, snippet, number)
+        out += ["", raw_html(html) if raw_html else html]
     return out
 
 

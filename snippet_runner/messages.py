@@ -37,6 +37,15 @@ class RaisedError:
 
 
 @dataclass(frozen=True)
+class Picture:
+    """A picture the snippet showed (:mod:`snippet_runner.pictures`): its data, not its drawing."""
+
+    kind: str  # "graph" or "curves"
+    line: int  # the snippet line that showed it, for messages and for the notebook cell it belongs to
+    data: dict  # JSON-ready; what is approved (<snippet>.pictures.json) and drawn
+
+
+@dataclass(frozen=True)
 class RunResult:
     """What one run printed, cell by cell, and how it ended. This is what the cache keeps."""
 
@@ -48,6 +57,7 @@ class RunResult:
     # (cell, byte offset in that cell's output, snippet line) where a print from the snippet began,
     # so a bad value in the output can be traced to the line that printed it
     printed_at: tuple[tuple[int, int, int], ...] = ()
+    pictures: tuple[Picture, ...] = ()  # what the snippet showed with show_graph / show_curves
 
 
 @dataclass(frozen=True)
@@ -107,11 +117,14 @@ def _build(cls, data: dict):
     names = {f.name for f in fields(cls)}
     if set(data) != names:
         raise TypeError(f"{cls.__name__} expects fields {sorted(names)}, got {sorted(data)}")
+    if cls is Picture and not isinstance(data["data"], dict):
+        raise TypeError("Picture.data must be an object")
     if cls is RunRequest:
         data["cells"] = tuple((int(line), str(source)) for line, source in data["cells"])
     elif cls is RunResult:
         data["outputs"] = tuple(str(text) for text in data["outputs"])
         data["printed_at"] = tuple((int(c), int(o), int(n)) for c, o, n in data["printed_at"])
+        data["pictures"] = tuple(_build(Picture, dict(p)) for p in data["pictures"])
         if data["error"] is not None:
             data["error"] = _build(RaisedError, dict(data["error"]))
     return cls(**data)

@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
-from snippet_runner import extension, report, reuse
+from snippet_runner import drawing, extension, report, reuse
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.includes import combined, run_all
@@ -63,6 +63,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.begin_build()
+        drawing.STATS = drawing.Stats()  # what drawing pictures costs in this build
         extension.use(self.project, self.engine)
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
@@ -120,7 +121,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         rel = self.notebooks.get(page.file.src_uri)
         if rel is not None:
             try:
-                text = to_notebook(self.engine.run(rel))
+                cache = self.engine.cache
+                drawer = drawing.Drawer(cache.folder / "pictures" if cache is not None else None)
+                text = to_notebook(self.engine.run(rel), drawer)
             except SnippetError as error:
                 raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
             path = Path(page.file.abs_src_path)
@@ -147,6 +150,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     def on_post_build(self, *, config):
         log.info(self.engine.summary())
+        log.info(drawing.STATS.line())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
             folder = self.project.cache_dir.parent

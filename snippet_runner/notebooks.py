@@ -12,6 +12,7 @@ folded into a ``<details>`` block, and a download link to the ``.ipynb`` is adde
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from html import escape
@@ -32,8 +33,10 @@ _DIV = re.compile(r"<div\b[^>]*>|</div>")
 SOLUTION_TAG = "solution"
 
 
-def to_notebook(outcome: Outcome) -> str:
-    """The notebook JSON for a run of a percent script, each code cell carrying its own output."""
+def to_notebook(outcome: Outcome, drawer=None) -> str:
+    """The notebook JSON for a run of a percent script, each code cell carrying its own output,
+    and the pictures it showed (drawn by ``drawer``, a :class:`~snippet_runner.drawing.Drawer`)
+    as SVG outputs of the cell that showed them."""
     snippet = outcome.snippet
     notebook = jupytext.reads(snippet.source, fmt="py:percent")
     if len(notebook.cells) != len(snippet.cells):
@@ -42,15 +45,19 @@ def to_notebook(outcome: Outcome) -> str:
             f"jupytext sees {len(notebook.cells)} cells but the engine ran {len(snippet.cells)};"
             " start the file with a '# %%' marker and do not put code before it",
         )
-    for index, cell in enumerate(notebook.cells):
-        cell.id = f"cell-{index}"  # nbformat's ids are random: the same notebook must be the same bytes
+    pictures: dict[int, list] = {}
+    for number, picture in enumerate(outcome.pictures, start=1):
+        index = max(i for i, c in enumerate(snippet.cells) if c.first_line <= picture.line)
+        pictures.setdefault(index, []).append(_picture_output(drawer, picture, snippet, number))
     count = 0
-    for cell, output in zip(notebook.cells, [*outcome.outputs, *[""] * len(notebook.cells)]):
+    outputs = [*outcome.outputs, *[""] * len(notebook.cells)]
+    for index, (cell, output) in enumerate(zip(notebook.cells, outputs, strict=False)):
         if cell.cell_type != "code":
             continue
         count += 1
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
+        cell.outputs += pictures.get(index, [])
     _content_ids(notebook.cells, snippet.rel)
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -75,9 +82,19 @@ def _content_ids(cells, name: str) -> None:
         cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
 
 
+def _picture_output(drawer, picture, snippet, number: int):
+    from snippet_runner.drawing import Drawer, _prefix, describe
+
+    drawer = drawer or Drawer(None)
+    caption, _ = describe(picture.data)
+    svg = drawer.svg(picture, snippet, _prefix(snippet.rel, number))
+    return nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": caption})
+
+
 def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, str] | None = None) -> str:
     """``next_page`` is (relative url, title): notebook pages end with a "Next:" link like the others."""
     html = _CDN_SCRIPT.sub("", html)
+    html = _SVG_IMAGE.sub(_inline_picture, html)
     html = _fold_cells(html, f"celltag_{SOLUTION_TAG}", "Show the solution")
     link = (
         f'<p class="notebook-download"><a class="md-button" href="{notebook_name}" download>'
@@ -87,6 +104,22 @@ def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, st
         url, title = next_page
         html += f'\n<p><strong>Next:</strong> <a href="{escape(url)}">{escape(title)}</a></p>\n'
     return link + html
+
+
+_SVG_IMAGE = re.compile(r'<img\b[^>]*\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=]+)"[^>]*>')
+_SVG_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
+
+
+def _inline_picture(match: re.Match) -> str:
+    """nbconvert shows an SVG output as a base64 ``<img>`` ("No description has been provided"):
+    one of our pictures goes back inline, as on the other pages, so it takes the page's colours,
+    its text is text, and its caption says what it shows."""
+    svg = base64.b64decode(match["data"]).decode("utf-8", errors="replace")
+    if 'class="snippet-picture-svg"' not in svg:
+        return match.group(0)
+    title = _SVG_TITLE.search(svg)
+    caption = f"<figcaption>{title.group(1)}</figcaption>" if title else ""
+    return f'<figure class="snippet-picture">{svg}{caption}</figure>'
 
 
 def _fold_cells(html: str, css_class: str, summary: str) -> str:

@@ -61,6 +61,11 @@ def approved_rel(rel: str) -> str:
     return rel.removesuffix(".py") + ".out"
 
 
+def approved_pictures_rel(rel: str) -> str:
+    """The approved data of the pictures snippet ``rel`` shows: ``page/example.pictures.json``."""
+    return rel.removesuffix(".py") + ".pictures.json"
+
+
 @dataclass(frozen=True)
 class Snippet:
     path: Path  # absolute
@@ -82,6 +87,14 @@ class Snippet:
     def approved_name(self) -> str:
         """The approved output as messages name it: ``snippets/page/example.out``."""
         return f"{self.folder}/{approved_rel(self.rel)}"
+
+    @property
+    def expected_pictures_path(self) -> Path:
+        return self.path.parent / Path(approved_pictures_rel(self.rel)).name
+
+    @property
+    def approved_pictures_name(self) -> str:
+        return f"{self.folder}/{approved_pictures_rel(self.rel)}"
 
     def loc(self, line: int = 1) -> str:
         return f"{self.folder}/{self.rel}:{line}"

@@ -140,7 +140,17 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         seconds=time.perf_counter() - started,
         peak_rss_growth_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
         printed_at=tuple(printed_at),
+        pictures=_pictures(),
     )
+
+
+def _pictures() -> tuple[messages.Picture, ...]:
+    """What the snippet showed through :mod:`snippet_runner.pictures`, if it imported it. (The
+    module lives in this process, so its list is the side channel: no file, nothing to clean up.)"""
+    shown = sys.modules.get("snippet_runner.pictures")
+    if shown is None:
+        return ()
+    return tuple(messages.Picture(p["kind"], int(p["line"]), p["data"]) for p in shown.collected())
 
 
 @contextmanager

@@ -123,3 +123,77 @@ def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
     assert "updated snippets/page/hello.out" in log
     assert (scratch.root / "snippets" / "page" / "hello.out").read_text() == "hello, accepted\n"
     assert scratch.build()[0] == 0
+
+
+GRAPH_SNIPPET = """
+import torch
+from snippet_runner.pictures import show_graph
+
+x = torch.tensor({x}, requires_grad=True)
+u = 3 * x + 4
+y = u ** 2
+show_graph(y)
+y.backward()
+print(x.grad)
+"""
+
+
+def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch):
+    """The picture on the built page is drawn from the run: change x, and the page's graph (its
+    SVG text and its caption) shows the new gradient, once approved; a warm build draws nothing."""
+    scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
+    scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
+    assert scratch.accept()[0] == 0
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "pictures: 1 drawn" in log
+    page = (scratch.root / "site" / "index.html").read_text()
+    figure = page[page.index('<figure class="snippet-picture'):page.index("</figure>")]
+    assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
+    code, log = scratch.build()
+    assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn in 0.00 s, 1 from cache" in log
+
+    scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="3.0"))
+    code, log = scratch.build()
+    assert code != 0
+    assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
+    assert scratch.accept()[0] == 0
+    assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()
+    code, log = scratch.build()
+    assert code == 0, log
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert ">leaf · .grad = 78</text>" in page and "x.grad = 78" in page and ".grad = 60" not in page
+
+
+def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
+    """Pictures pass through Python-Markdown's HTML stash, so indentation cannot turn them into a
+    code block or escaped text."""
+    scratch.write(
+        "mkdocs.yml",
+        """
+        site_name: scratch
+        theme: mkdocs
+        strict: true
+        plugins:
+          - snippet-runner:
+              preload: []
+        markdown_extensions:
+          - admonition
+          - pymdownx.superfences
+          - pymdownx.tabbed:
+              alternate_style: true
+        """,
+    )
+    scratch.write(
+        "docs/index.md",
+        '# Page\n\n=== "Tab"\n\n    {{ run page/curve.py }}\n\n!!! note\n\n    {{ run page/curve.py }}\n',
+    )
+    scratch.write("snippets/page/curve.py", "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n")
+    assert scratch.accept()[0] == 0
+    code, log = scratch.build()
+    assert code == 0, log
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert page.count('<figure class="snippet-picture snippet-picture-curves"') == 2
+    assert "&lt;svg" not in page and "&lt;figure" not in page
+    tab = page[page.index('class="tabbed-block"') :]
+    assert tab.index("<figure") < tab.index('class="admonition note"')  # the first one is inside the tab

@@ -24,7 +24,7 @@ def solution_output(fresh_runs, name: str) -> str:
         pytest.fail(str(outcome), pytrace=False)
     notebook = nbformat.reads(to_notebook(outcome), as_version=4)
     texts = [
-        "".join(out["text"] for out in cell["outputs"])
+        "".join(out.get("text", "") for out in cell["outputs"])
         for cell in notebook["cells"]
         if cell["cell_type"] == "code" and "solution" in cell["metadata"].get("tags", [])
     ]

@@ -48,6 +48,12 @@ def test_every_python_dependency_is_pinned_and_torch_is_the_cpu_release():
         assert any(line.lower().startswith(f"{named}==") for line in lines), named
 
 
+def test_every_approved_picture_file_belongs_to_a_snippet():
+    for path in SNIPPETS.rglob("*.pictures.json"):
+        snippet = path.with_name(path.name.removesuffix(".pictures.json") + ".py")
+        assert snippet.is_file(), f"{path.relative_to(ROOT)} has no snippet {snippet.name}"
+
+
 # The widest code line that fits in a listing without scrolling at 1280 px: a numbered snippet listing
 # is about 648 px wide, a notebook code cell about 570 px, and the code font at that size takes
 # 8.5 px a character. tests/browser/test_layout_widths.py checks the same in the browser.

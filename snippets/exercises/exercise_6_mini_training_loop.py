@@ -58,6 +58,8 @@ print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")
 
 # %% tags=["solution"]
 import torch
+# the site's helper that draws the loss curve below
+from snippet_runner.pictures import show_curves
 
 torch.manual_seed(0)
 
@@ -69,6 +71,8 @@ b = torch.randn(1, requires_grad=True)
 learning_rate = 0.1
 
 print(f"Start: w={w.item():.4f}, b={b.item():.4f}")
+
+losses = []
 
 for step in range(20):
     prediction = w * x + b                 # forward pass
@@ -83,9 +87,16 @@ for step in range(20):
     w.grad.zero_()  # clear before the next iteration
     b.grad.zero_()
 
+    losses.append(loss.item())
     print(f"Iteration {step + 1:2d}: loss={loss.item():.6f}")
 
 print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
+
+show_curves(
+    {"training loss": losses},
+    xlabel="iteration",
+    ylabel="loss (MSE)",
+)
 
 # %% [markdown]
 # ## What the loop did

@@ -1,4 +1,5 @@
 import torch
+from snippet_runner.pictures import show_graph
 
 x = torch.tensor(2.0, requires_grad=True)
 y = x * 3
@@ -6,6 +7,7 @@ y = x * 3
 y.retain_grad()    # ask autograd to keep y's gradient too
 
 loss = y ** 2
+show_graph(loss)
 loss.backward()
 
 print("x gradient:", x.grad)

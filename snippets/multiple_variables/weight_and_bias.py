@@ -1,4 +1,5 @@
 import torch
+from snippet_runner.pictures import show_graph
 
 x = torch.tensor(2.0, requires_grad=True)
 w = torch.tensor(3.0, requires_grad=True)
@@ -6,6 +7,8 @@ b = torch.tensor(1.0, requires_grad=True)
 
 y = x * w + b
 loss = y ** 2
+
+show_graph(loss)
 
 loss.backward()
 

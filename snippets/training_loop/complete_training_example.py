@@ -1,5 +1,6 @@
 import torch
 import torch.nn as nn
+from snippet_runner.pictures import show_curves
 
 torch.manual_seed(0)  # a fixed random start, so the losses repeat
 
@@ -13,6 +14,8 @@ optimizer = torch.optim.SGD(
 x = torch.tensor([[1.0], [2.0], [3.0]])
 target = torch.tensor([[2.0], [4.0], [6.0]])
 
+losses = []
+
 for epoch in range(5):
     optimizer.zero_grad()
 
@@ -24,7 +27,11 @@ for epoch in range(5):
 
     optimizer.step()
 
+    losses.append(loss.item())
+
     print(
         f"Epoch {epoch + 1}, "
         f"Loss: {loss.item():.4f}"
     )
+
+show_curves({"training loss": losses}, xlabel="epoch", ylabel="loss (MSE)")

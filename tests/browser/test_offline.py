@@ -32,7 +32,7 @@ def test_a_page_asks_no_other_host(context, path):
 
 
 def test_math_and_diagrams_render(context):
-    page = open_page(context, "computational-graph.html")
+    page = open_page(context, "linear-regression.html")
     assert page.locator(".arithmatex .katex").count() >= 5
     assert not RAW_TEX.search(page.locator("article").inner_text())
     diagrams = page.locator("div.mermaid")
@@ -43,6 +43,17 @@ def test_math_and_diagrams_render(context):
         assert "Syntax error" not in (svg.text_content() or "")
         box = svg.bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50
+
+
+def test_a_picture_drawn_from_a_run_shows_with_its_text(context):
+    """The computational-graph page's graph is inline SVG: visible, sized, and its labels are text."""
+    page = open_page(context, "computational-graph.html")
+    picture = page.locator("figure.snippet-picture svg")
+    assert picture.count() == 1
+    box = picture.bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 100
+    assert "AccumulateGrad" in picture.text_content() and "x = 2" in picture.text_content()
+    assert "x.grad = 60" in page.locator("figure.snippet-picture figcaption").inner_text()
 
 
 def test_a_notebook_page_renders_math_and_keeps_its_solution_folded(context):

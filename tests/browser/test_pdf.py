@@ -220,6 +220,19 @@ def font_names(pdf):
     return [name for name, _ in all_fonts(pdf)]
 
 
+def test_pictures_print_as_text_with_their_real_values(text):
+    # Text that only the graphs' SVG carries (node labels, as drawn from the runs), found in the
+    # PDF's text layer: the pictures were printed as vectors with real text, not as images.
+    for drawn in [
+        "MulBackward0 20 AccumulateGrad 60 x = 2 leaf · .grad = 60",  # chain rule: 20 to u's node, 60 at x
+        "y = 6 not a leaf · retain_grad() · .grad = 12",  # a retained non-leaf shows its gradient
+        "not a leaf · .grad not kept",  # one that did not retain shows none
+        "saved self = 2 (freed)",  # what the first backward() frees
+        "TBackward0",  # the nn.Linear step
+    ]:
+        assert drawn in text, drawn
+
+
 # -- reading like a book: contents, sheets, headings, metadata, links ----------------------------
 
 A4_MARGIN_TOP, A4_MARGIN_BOTTOM = 16 * 72 / 25.4, 18 * 72 / 25.4  # pdf.py's margins, in points

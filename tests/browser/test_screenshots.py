@@ -20,6 +20,7 @@ PAGES = {
     "chain-rule": "chain-rule.html",  # math, code, outputs
     "common-mistakes": "common-mistakes.html#backward-twice",  # Wrong/Right tabs, a traceback
     "exercise-2": "exercises/exercise_2_chain_rule.html",  # a notebook
+    "training-loop-graph": "training-loop.html#pic-training-loop-one-step-graph-1",  # a graph drawn from a run
 }
 
 

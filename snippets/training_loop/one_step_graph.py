@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+from snippet_runner.pictures import show_graph
+
+torch.manual_seed(0)
+
+model = nn.Linear(1, 1)
+loss_function = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+x = torch.tensor([[1.0], [2.0], [3.0]])
+target = torch.tensor([[2.0], [4.0], [6.0]])
+
+optimizer.zero_grad()
+prediction = model(x)
+loss = loss_function(prediction, target)
+
+# drawn with this step's values and its backward pass's gradients
+show_graph(loss)
+loss.backward()
+optimizer.step()
+
+print("loss:       ", round(loss.item(), 4))
+print("weight.grad:", model.weight.grad)
+print("bias.grad:  ", model.bias.grad)

@@ -1,0 +1,402 @@
+"""Pictures from real runs: the walk over grad_fn, the curves' data, their approval, and the SVG.
+
+The walk is tested in this process on graphs whose numbers are known by hand (the chain rule's 60,
+the 42 / 28 / 14 of x·w + b); the engine tests run throwaway snippets through the real worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from snippet_runner import Engine, SnippetError, drawing, pictures, spec
+from snippet_runner.drawing import Drawer
+from snippet_runner.messages import Picture
+
+
+@pytest.fixture(autouse=True)
+def fresh_record():
+    pictures.forget()
+    yield
+    pictures.forget()
+
+
+def graph() -> dict:
+    (shown,) = pictures.collected()
+    return shown["data"]
+
+
+def by_name(data: dict) -> dict:
+    return {node["name"]: node for node in data["nodes"]}
+
+
+def flows(data: dict) -> set[tuple[str, str, str | None]]:
+    names = {node["id"]: node["name"] for node in data["nodes"]}
+    return {(names[e["from"]], names[e["to"]], e["grad"]) for e in data["edges"]}
+
+
+# -- the walk ----------------------------------------------------------------------------------
+
+
+def test_chain_rule_graph_names_values_and_the_gradient_on_every_edge():
+    x = torch.tensor(2.0, requires_grad=True)
+    u = 3 * x + 4
+    y = u**2
+    pictures.show_graph(y)
+    y.backward()
+    data = graph()
+    nodes = by_name(data)
+    assert [n["name"] for n in data["nodes"] if n["type"] == "function"] == [
+        "PowBackward0",
+        "AddBackward0",
+        "MulBackward0",
+        "AccumulateGrad",
+    ]
+    assert nodes["x"] == {
+        "id": nodes["x"]["id"],
+        "type": "tensor",
+        "name": "x",
+        "leaf": True,
+        "value": "2",
+        "grad": "60",
+    }
+    assert nodes["u"]["leaf"] is False and nodes["u"]["value"] == "10" and nodes["u"]["grad_kept"] is False
+    assert nodes["y"]["value"] == "100"
+    assert flows(data) == {
+        ("y", "PowBackward0", "1"),  # the seed gradient
+        ("PowBackward0", "AddBackward0", "20"),  # 20 flows from y's node back to u's
+        ("u", "AddBackward0", None),  # u is the output of that node (drawn dotted)
+        ("AddBackward0", "MulBackward0", "20"),
+        ("MulBackward0", "AccumulateGrad", "60"),
+        ("AccumulateGrad", "x", "60"),  # and 60 arrives at x
+    }
+
+
+def test_several_variables_get_42_28_14():
+    x = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    b = torch.tensor(1.0, requires_grad=True)
+    y = x * w + b
+    loss = y**2
+    pictures.show_graph(loss)
+    loss.backward()
+    nodes = by_name(graph())
+    assert {name: (nodes[name]["value"], nodes[name]["grad"]) for name in "xwb"} == {
+        "x": ("2", "42"),
+        "w": ("3", "28"),
+        "b": ("1", "14"),
+    }
+
+
+def test_retained_non_leaf_shows_its_gradient_and_the_others_show_none():
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    loss = y**2
+    pictures.show_graph(loss)
+    loss.backward()
+    nodes = by_name(graph())
+    assert nodes["x"]["leaf"] and nodes["x"]["grad"] == "36"
+    assert not nodes["y"]["leaf"] and nodes["y"]["grad"] == "12" and "grad_kept" not in nodes["y"]
+    assert nodes["loss"]["grad"] is None and nodes["loss"]["grad_kept"] is False
+
+
+def test_saved_tensors_are_freed_by_backward_unless_retained():
+    for retain, freed in ((False, True), (True, False)):
+        pictures.forget()
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x**2
+        pictures.show_graph(y, saved=True)
+        y.backward(retain_graph=retain)
+        pow_node = next(n for n in graph()["nodes"] if n["name"] == "PowBackward0")
+        assert pow_node["saved"] == [{"name": "self", "value": "2", "freed": freed}]
+
+
+def test_only_the_first_backward_is_recorded():
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x**2
+    pictures.show_graph(y)
+    y.backward(retain_graph=True)
+    y.backward()
+    assert by_name(graph())["x"]["grad"] == "4"  # after the first pass; x.grad is 8 by now
+    assert x.grad.item() == 8
+
+
+def test_vector_output_starts_from_the_gradient_vector():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x**2
+    pictures.show_graph(y)
+    y.backward(torch.ones_like(y))
+    data = graph()
+    assert ("y", "PowBackward0", "[1, 1, 1]") in flows(data)
+    assert by_name(data)["x"]["grad"] == "[2, 4, 6]"
+
+
+def test_module_parameters_are_named_after_the_module_and_keep_their_forward_values():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    loss = torch.nn.MSELoss()(model(torch.tensor([[1.0]])), torch.tensor([[3.0]]))
+    before = pictures.tensor_text(model.weight)
+    pictures.show_graph(loss)
+    loss.backward()
+    optimizer.step()  # changes the weight after the picture's backward pass
+    nodes = by_name(graph())
+    assert nodes["model.weight"]["leaf"] and nodes["model.weight"]["value"] == before
+    assert nodes["model.weight"]["grad"] == pictures.tensor_text(model.weight.grad)
+    assert {"MseLossBackward0", "AddmmBackward0", "TBackward0"} <= set(nodes)
+
+
+def test_bad_graph_requests_say_what_is_wrong():
+    with pytest.raises(TypeError, match="a tensor; it was given a int"):
+        pictures.show_graph(3)
+    plain = torch.tensor(2.0)
+    with pytest.raises(ValueError, match="plain has no autograd graph"):
+        pictures.show_graph(plain)
+    x = torch.tensor(1.0, requires_grad=True)
+    h = x
+    for _ in range(40):
+        h = h * 1.0 + 1.0
+    with pytest.raises(ValueError, match=r"has \d+ nodes, more than 60 .* stop_at=\[t\]"):
+        pictures.show_graph(h)
+    assert pictures.collected() == []  # nothing half-recorded
+
+
+def test_stop_at_draws_a_part_of_a_large_graph():
+    x = torch.tensor(1.0, requires_grad=True)
+    h = x
+    for _ in range(40):
+        h = h * 1.0 + 1.0
+    middle = h
+    for _ in range(3):
+        h = h * 2.0
+    pictures.show_graph(h, stop_at=[middle])
+    h.backward()
+    data = graph()
+    assert len(data["nodes"]) < 10
+    assert by_name(data)["middle"]["continues"] is True
+
+
+def test_curves_record_the_series_and_refuse_bad_data():
+    pictures.show_curves({"a": [3.0, torch.tensor(2.0)], "b": [1, 0.5]}, xlabel="step", ylabel="loss")
+    (shown,) = pictures.collected()
+    assert shown["data"]["series"] == [{"label": "a", "y": [3.0, 2.0]}, {"label": "b", "y": [1.0, 0.5]}]
+    assert shown["data"]["x"] == [1, 2]
+    with pytest.raises(TypeError, match="must be numbers"):
+        pictures.show_curves({"a": ["x"]})
+    with pytest.raises(ValueError, match="has 3 values but x has 2"):
+        pictures.show_curves({"a": [1, 2, 3]}, x=[1, 2])
+    with pytest.raises(ValueError, match="log scale needs every value above 0"):
+        pictures.show_curves({"a": [1, 0]}, log=True)
+
+
+# -- drawing -----------------------------------------------------------------------------------
+
+
+def chain_rule_data() -> dict:
+    x = torch.tensor(2.0, requires_grad=True)
+    u = 3 * x + 4
+    y = u**2
+    pictures.show_graph(y)
+    y.backward()
+    return graph()
+
+
+def test_graph_svg_has_real_text_the_values_and_a_text_alternative():
+    svg = drawing.draw(chain_rule_data(), "pic")
+    assert svg.startswith('<svg role="img" aria-labelledby="pic-title pic-desc"')
+    assert '<title id="pic-title">' in svg and "x.grad = 60" in svg.split("</title>")[0]
+    assert "20 flows from PowBackward0 to AddBackward0" in svg.split("</desc>")[0]
+    for text in ("PowBackward0", "AccumulateGrad", "x = 2", ".grad = 60"):
+        assert f">{text}" in svg or text in svg
+    assert "<text" in svg and "currentColor" in svg
+    assert "#000000" not in svg and "black" not in svg and "white" not in svg  # themed, transparent
+    ids = [i for i in __import__("re").findall(r'\bid="([^"]+)"', svg)]
+    assert ids and all(i.startswith("pic-") for i in ids)
+
+
+def test_same_data_gives_the_same_bytes_in_two_fresh_processes():
+    curves = {
+        "kind": "curves",
+        "title": None,
+        "xlabel": "epoch",
+        "ylabel": "loss",
+        "log": False,
+        "x": [1, 2, 3],
+        "series": [{"label": "a", "y": [3.0, 2.0, 1.5]}, {"label": "b", "y": [3.0, 1.0, 0.5]}],
+    }
+    script = (
+        "import json, sys, hashlib; from snippet_runner import drawing;"
+        "pictures = json.loads(sys.argv[1]);"
+        "print(' '.join(hashlib.sha256(drawing.draw(p, 'p').encode()).hexdigest() for p in pictures))"
+    )
+    argument = json.dumps([chain_rule_data(), curves])
+    runs = [
+        subprocess.run([sys.executable, "-c", script, argument], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1] and len(runs[0].split()) == 2
+    assert runs[0].split()[1] == hashlib.sha256(drawing.draw(curves, "p").encode()).hexdigest()
+
+
+def test_a_picture_that_cannot_be_drawn_names_the_line_that_showed_it(write_snippet):
+    write_snippet("page/plot.py", "print('a')\n")
+    snippet = spec.load(write_snippet.snippets, "page/plot.py")
+    broken = Picture(
+        "curves",
+        7,
+        {
+            "kind": "curves",
+            "xlabel": "x",
+            "ylabel": "y",
+            "x": [1, 2],
+            "log": False,
+            "title": None,
+            "series": [{"label": "a", "y": ["not", "numbers"]}],
+        },
+    )
+    with pytest.raises(SnippetError, match=r"^snippets/page/plot.py:7: its curves picture could not be drawn"):
+        Drawer(None).figure(broken, snippet, 1)
+
+
+def test_drawn_svgs_are_cached_by_their_data(tmp_path):
+    class Snip:
+        rel = "page/x.py"
+
+        def loc(self, line=1):
+            return f"snippets/page/x.py:{line}"
+
+    picture = Picture("graph", 3, chain_rule_data())
+    drawer = Drawer(tmp_path)
+    before = (drawing.STATS.drawn, drawing.STATS.cached)
+    first = drawer.figure(picture, Snip(), 1)
+    second = drawer.figure(picture, Snip(), 1)
+    assert first == second
+    assert (drawing.STATS.drawn - before[0], drawing.STATS.cached - before[1]) == (1, 1)
+    assert len(list(tmp_path.rglob("*.svg"))) == 1
+
+
+# -- through the engine --------------------------------------------------------------------------
+
+GRAPH = """
+import torch
+from snippet_runner.pictures import show_graph
+
+x = torch.tensor({x}, requires_grad=True)
+u = 3 * x + 4
+y = u ** 2
+show_graph(y)
+y.backward()
+print(x.grad)
+"""
+
+
+@pytest.fixture
+def engine(write_snippet):
+    engines = []
+
+    def make(mode="strict"):
+        engines.append(Engine(write_snippet.snippets, approval_mode=mode, preload=("torch",)))
+        return engines[-1]
+
+    yield make
+    for made in engines:
+        made.close()
+
+
+def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine):
+    path = write_snippet("page/graph.py", GRAPH.format(x="2.0"))
+    outcome = engine("accept").run("page/graph.py")
+    approved = path.with_name("graph.pictures.json")
+    assert '"grad": "60"' in approved.read_text() and path.with_suffix(".out").read_text() == "tensor(60.)\n"
+    assert [p.line for p in outcome.pictures] == [7]
+    assert engine("strict").run("page/graph.py").verdict.approved
+    # a changed run: the printed output is approved anew, but the picture data is not
+    path.write_text(GRAPH.format(x="3.0").lstrip("\n"))
+    path.with_suffix(".out").write_text("tensor(78.)\n")
+    with pytest.raises(SnippetError) as caught:
+        engine("strict").run("page/graph.py")
+    assert str(caught.value).startswith(
+        "snippets/page/graph.py:1: picture data differs from the approved snippets/page/graph.pictures.json."
+    )
+    assert (
+        '-      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "2", "grad": "60"}'
+        in caught.value.detail
+    )
+    assert (
+        '+      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "3", "grad": "78"}'
+        in caught.value.detail
+    )
+    warned = engine("warn").run("page/graph.py")
+    assert not warned.verdict.approved and "graph.pictures.json (this build)" in warned.verdict.diff
+
+
+def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
+    code = "from snippet_runner.pictures import show_curves\nshow_curves({{'loss': {values}}})\n"
+    path = write_snippet("page/curve.py", code.format(values="[3.0, 2.0]"))
+    path.with_suffix(".out").write_text("")
+    with pytest.raises(
+        SnippetError, match="no approved picture data yet: snippets/page/curve.pictures.json is missing"
+    ):
+        engine().run("page/curve.py")
+    engine("accept").run("page/curve.py")
+    path.write_text(code.format(values="[3.0, 2.5]"))
+    with pytest.raises(SnippetError, match="picture data differs") as caught:
+        engine().run("page/curve.py")
+    assert '-      {"label": "loss", "y": [3.0, 2.0]}' in caught.value.detail
+    path.write_text("print('no picture now')\n")
+    path.with_suffix(".out").write_text("no picture now\n")
+    with pytest.raises(SnippetError, match="picture data differs"):
+        engine().run("page/curve.py")  # the approved file says a picture was shown
+    engine("accept").run("page/curve.py")
+    assert not path.with_name("curve.pictures.json").exists()
+
+
+def test_bad_picture_calls_fail_naming_the_snippet_line(write_snippet, engine):
+    write_snippet("page/not_tensor.py", "from snippet_runner.pictures import show_graph\n\nshow_graph([1, 2])\n")
+    write_snippet(
+        "page/no_graph.py",
+        "import torch\nfrom snippet_runner.pictures import show_graph\nt = torch.ones(2)\nshow_graph(t)\n",
+    )
+    write_snippet("page/bad_plot.py", "from snippet_runner.pictures import show_curves\nshow_curves({'loss': 'abc'})\n")
+    run = engine()
+    unexpected = "raised an unexpected"
+    expected = {
+        "page/not_tensor.py": f"snippets/page/not_tensor.py:3: {unexpected} TypeError: show_graph() draws the autograd",
+        "page/no_graph.py": f"snippets/page/no_graph.py:4: {unexpected} ValueError: show_graph(t): t has no autograd",
+        "page/bad_plot.py": f"snippets/page/bad_plot.py:2: {unexpected} TypeError: show_curves(): the values of 'loss'",
+    }
+    for rel, message in expected.items():
+        with pytest.raises(SnippetError) as caught:
+            run.run(rel)
+        assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(write_snippet):
+    path = write_snippet("page/graph.py", GRAPH.format(x="2.0"))
+    done = subprocess.run([sys.executable, path.name], cwd=path.parent, capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "tensor(60.)\n", "")
+    assert sorted(p.name for p in path.parent.iterdir()) == ["graph.py"]  # wrote nothing
+
+
+def test_curve_captions_give_first_last_and_a_dip():
+    data = {
+        "kind": "curves",
+        "title": None,
+        "xlabel": "step",
+        "ylabel": "loss (MSE)",
+        "log": False,
+        "x": [1, 2, 3, 4],
+        "series": [{"label": "up", "y": [1.0, 2.0, 4.0, 8.0]}, {"label": "dip", "y": [5.0, 0.5, 2.0, 3.0]}],
+    }
+    caption, description = drawing.describe(data)
+    assert caption == (
+        "Loss (MSE) by step, from this run. up: from 1 to 8 over 4 steps;"
+        " dip: from 5 to 3 over 4 steps, lowest 0.5 at step 2."
+    )
+    assert description.startswith("Line chart of loss (MSE) against step.")
