@@ -6,8 +6,8 @@ unchanged snippet never runs twice. The MkDocs plugin is a thin layer over :clas
 test suite drives the same engine directly.
 """
 
-from snippet_runner.errors import SnippetError
 from snippet_runner.engine import Engine, Outcome
+from snippet_runner.errors import SnippetError
 
 __version__ = "0.1.0"
 

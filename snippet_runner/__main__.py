@@ -11,7 +11,6 @@ from snippet_runner import approval, site
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 
-
 # Two fresh runs per snippet, in two workers whose hash seeds differ: an output that is not the same
 # both times (an unseeded random number, a set's order, a timing) is refused, not approved.
 HASH_SEEDS = ("1", "2")
@@ -22,7 +21,9 @@ def accept(project: Project, only: list[str]) -> int:
     runs printed the same."""
     shown = project.shown()
     rels = only or list(shown)
-    engines = [project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": seed}) for seed in HASH_SEEDS]
+    engines = [
+        project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": seed}) for seed in HASH_SEEDS
+    ]
     changed = failed = 0
     try:
         for engine in engines:

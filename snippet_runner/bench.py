@@ -199,7 +199,9 @@ def chapter(root: Path, repeat: int) -> None:
 
     print(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
     print(f"(b) python -c 'import torch'                {b:6.2f} s")
-    print(f"(c) cold make site, empty caches            {c:6.2f} s   snippets' compute {compute:.2f} s, PDF print {printed:.2f} s")
+    print(
+        f"(c) cold make site, empty caches            {c:6.2f} s   snippets' compute {compute:.2f} s, PDF print {printed:.2f} s"
+    )
     print(f"(d) warm make site, nothing changed         {d:6.2f} s")
     print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
     print(f"(f) make serve, a page's prose edited       {f:6.2f} s")

@@ -17,7 +17,7 @@ import logging
 import os
 import platform
 import tempfile
-from functools import lru_cache
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -34,7 +34,7 @@ def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     return sorted(package_dir.rglob("*.py"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> str:
     """Python, the preloaded libraries' versions and the engine's own source, hashed once."""
     digest = hashlib.sha256()

@@ -24,9 +24,9 @@ import sys
 import tempfile
 import traceback
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 _libc = ctypes.CDLL(None)
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ENV_VAR = "CHROMIUM"
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
@@ -71,7 +71,7 @@ def require() -> str:
 
 
 @contextmanager
-def launch() -> Iterator["playwright.sync_api.Browser"]:  # noqa: F821
+def launch() -> Iterator[playwright.sync_api.Browser]:  # noqa: F821
     """A headless system Chromium under Playwright. Playwright gives it a fresh temporary
     profile (--user-data-dir) of its own and removes it on close."""
     from playwright.sync_api import sync_playwright

@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-import yaml
-
-from snippet_runner import __version__ as ENGINE_VERSION
+import snippet_runner
 from snippet_runner import spec
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
+
+ENGINE_VERSION = snippet_runner.__version__
 
 FORMAT = 1
 RECORDS_DIR = "drift"
@@ -52,7 +52,17 @@ RESULTS = {
     "new-error": "new error",  # it raised, hung or crashed where the approved run did not
 }
 VERSION = re.compile(r"^[0-9]+(?:\.[0-9]+)*(?:[a-z]+[0-9]*)?(?:\.post[0-9]+|\.dev[0-9]+)?(?:\+[A-Za-z0-9.]+)?$")
-_REQUIRED = ("format", "torch", "torch_build", "cuda_available", "python", "engine", "compared_with", "summary", "snippets")
+_REQUIRED = (
+    "format",
+    "torch",
+    "torch_build",
+    "cuda_available",
+    "python",
+    "engine",
+    "compared_with",
+    "summary",
+    "snippets",
+)
 
 
 class DriftError(Exception):
@@ -238,8 +248,17 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
     try:
         if created:
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
-        command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off",
-                   f"torch=={version}", *_numpy_pin(root)]
+        command = [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--progress-bar",
+            "off",
+            f"torch=={version}",
+            *_numpy_pin(root),
+        ]
         if index_url:
             command += ["--index-url", index_url]
         print(f"drift: installing torch=={version} into {venv.relative_to(root)} (pip's log: {log.relative_to(root)})")
@@ -251,7 +270,9 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
             raise DriftError(_install_failure(version, text, log.relative_to(root)))
         probe = _probe(str(python))
         if "torch" not in probe:
-            raise DriftError(f"torch {version} installed into {venv.relative_to(root)} but does not import: {probe['error']}")
+            raise DriftError(
+                f"torch {version} installed into {venv.relative_to(root)} but does not import: {probe['error']}"
+            )
         if probe["torch"].split("+")[0] != version.split("+")[0]:
             raise DriftError(f"asked for torch {version} but pip installed {probe['torch']}")
         print(f"drift: installed torch {probe['torch']} in {time.perf_counter() - started:.0f} s")
@@ -325,7 +346,11 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
             data = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise DriftError(f"{shown}: drift record is not valid JSON ({error}); {redo}") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT or not all(k in data for k in (*_REQUIRED, "checksum")):
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != FORMAT
+            or not all(k in data for k in (*_REQUIRED, "checksum"))
+        ):
             raise DriftError(f"{shown}: not a drift record of format {FORMAT}; {redo}")
         if data["checksum"] != checksum(data):
             raise DriftError(
@@ -333,7 +358,9 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
                 f" {redo} instead of editing it"
             )
         if path.name != record_path(folder, data["torch"]).name:
-            raise DriftError(f"{shown}: holds a record for torch {data['torch']}; it must be named torch-{data['torch']}.json")
+            raise DriftError(
+                f"{shown}: holds a record for torch {data['torch']}; it must be named torch-{data['torch']}.json"
+            )
         if data["engine"] != ENGINE_VERSION:
             raise DriftError(
                 f"{shown}: made by snippet_runner {data['engine']}, but this is snippet_runner {ENGINE_VERSION};"
@@ -341,7 +368,10 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
             )
         entries = data["snippets"]
         if not isinstance(entries, dict) or not all(
-            isinstance(e, dict) and e.get("result") in RESULTS and _lines(e.get("diff", [])) and _lines(e.get("output", []))
+            isinstance(e, dict)
+            and e.get("result") in RESULTS
+            and _lines(e.get("diff", []))
+            and _lines(e.get("output", []))
             for e in entries.values()
         ):
             raise DriftError(f"{shown}: an entry has no known result ({', '.join(RESULTS)}); {redo}")
@@ -398,7 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     except DriftError as error:
         print(f"drift: {error}", file=sys.stderr)
         return 2
-    print(f"drift: ran {len(data['snippets'])} examples under torch {data['torch_build']} in {time.perf_counter() - started:.1f} s")
+    print(
+        f"drift: ran {len(data['snippets'])} examples under torch {data['torch_build']} in {time.perf_counter() - started:.1f} s"
+    )
     print("drift: " + ", ".join(f"{n} {RESULTS[k]}" for k, n in data["summary"].items()))
     for rel, entry in data["snippets"].items():
         if entry["result"] != "identical":

@@ -29,8 +29,8 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
-from snippet_runner.project import Project
 from snippet_runner.drift import RESULTS, DriftError, Record, load_records, version_key
+from snippet_runner.project import Project
 
 MARKER = "<!-- drift-report -->"
 
@@ -81,7 +81,9 @@ def page_line(printed_by: str, status: dict[str, list[str]], report_url: str | N
     return f'<p class="torch-line">{text}</p>'
 
 
-def report(records: list[Record], printed_by: str, pages: dict[str, list[str]], titles: dict[str, str], here: str) -> str:
+def report(
+    records: list[Record], printed_by: str, pages: dict[str, list[str]], titles: dict[str, str], here: str
+) -> str:
     """The Markdown that replaces ``MARKER`` on the report page ``here`` (docs-relative)."""
     page_of: dict[str, str] = {}
     for page, rels in pages.items():
@@ -102,7 +104,9 @@ def report(records: list[Record], printed_by: str, pages: dict[str, list[str]], 
     out += [
         "## Other versions, at a glance",
         "",
-        "| PyTorch | Identical | " + " | ".join(RESULTS[k].capitalize() for k in list(RESULTS)[1:]) + " | Not current |",
+        "| PyTorch | Identical | "
+        + " | ".join(RESULTS[k].capitalize() for k in list(RESULTS)[1:])
+        + " | Not current |",
         "| --- | --- | " + " | ".join("---" for _ in list(RESULTS)[1:]) + " | --- |",
     ]
     for record in records:
@@ -122,7 +126,9 @@ def report(records: list[Record], printed_by: str, pages: dict[str, list[str]], 
     return "\n".join(out)
 
 
-def _version_section(record: Record, total: int, page_of: dict[str, str], titles: dict[str, str], here: str) -> list[str]:
+def _version_section(
+    record: Record, total: int, page_of: dict[str, str], titles: dict[str, str], here: str
+) -> list[str]:
     data, anchor = record.data, _anchor(record.torch)
     counts = _counts(record)
     out = [

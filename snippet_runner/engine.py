@@ -240,8 +240,7 @@ class Engine:
         if verdict.missing:
             raise SnippetError(
                 snippet.loc(),
-                f"no approved {what} yet: {name} is missing."
-                " Run `make accept`, review the new file, and commit it.",
+                f"no approved {what} yet: {name} is missing. Run `make accept`, review the new file, and commit it.",
             )
         raise SnippetError(
             snippet.loc(),

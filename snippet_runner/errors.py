@@ -31,7 +31,7 @@ class SnippetError(_Base):
         self.page = page
         self.detail = capped(detail)
 
-    def on_page(self, page: str) -> "SnippetError":
+    def on_page(self, page: str) -> SnippetError:
         """Return the same error, now also naming the page (``docs/x.md:12``) that included it."""
         return type(self)(self.location, self.message, page=page, detail=self.detail)
 
@@ -49,7 +49,7 @@ class SnippetErrors(SnippetError):
         super().__init__(first.location, first.message, page=first.page)
         self.errors = errors
 
-    def on_page(self, page: str) -> "SnippetErrors":
+    def on_page(self, page: str) -> SnippetErrors:
         return self
 
     def __str__(self) -> str:
@@ -59,7 +59,7 @@ class SnippetErrors(SnippetError):
 class SetupError(SnippetError):
     """Nothing can run (the worker cannot preload its modules): reported once, not per snippet."""
 
-    def on_page(self, page: str) -> "SetupError":
+    def on_page(self, page: str) -> SetupError:
         return self
 
 

@@ -125,7 +125,7 @@ _NUMBER_TOC = """(numbers) => {
 }"""
 
 _FOOTER = (
-    '<div style="width:100%; font-size:9px; color:#555; text-align:center; font-family:\'DejaVu Sans\', sans-serif">'
+    "<div style=\"width:100%; font-size:9px; color:#555; text-align:center; font-family:'DejaVu Sans', sans-serif\">"
     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
 )
 

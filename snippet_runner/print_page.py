@@ -36,7 +36,14 @@ def on_post_build(config, **kwargs) -> None:
     if plugin is None or not plugin.config.get("enabled", True):
         return
     basename = plugin.config.get("print_page_basename", "print_page")
-    path = next((p for p in (Path(config.site_dir) / f"{basename}.html", Path(config.site_dir) / basename / "index.html") if p.is_file()), None)
+    path = next(
+        (
+            p
+            for p in (Path(config.site_dir) / f"{basename}.html", Path(config.site_dir) / basename / "index.html")
+            if p.is_file()
+        ),
+        None,
+    )
     if path is None:
         return
     html = path.read_text(encoding="utf-8")
@@ -60,7 +67,7 @@ def unique_ids(html: str) -> tuple[str, int]:
 
         here: set[str] = set()
 
-        def rename(m: re.Match) -> str:
+        def rename(m: re.Match, key: str = key, here: set[str] = here) -> str:
             value = m.group(2)
             if value.startswith(f"{key}-") or not (counts[value] > 1 or f"{key}-{value}" in linked):
                 return m.group(0)
@@ -68,7 +75,12 @@ def unique_ids(html: str) -> tuple[str, int]:
             return f"{m.group(1)}{key}-{value}{m.group(3)}"
 
         body = _ID.sub(rename, body)
-        body = _NAME.sub(lambda m: f"{m.group(1)}{key}-{m.group(2)}{m.group(3)}" if m.group(2) in here else m.group(0), body)
+        body = _NAME.sub(
+            lambda m, key=key, here=here: (
+                f"{m.group(1)}{key}-{m.group(2)}{m.group(3)}" if m.group(2) in here else m.group(0)
+            ),
+            body,
+        )
         renamed += len(here)
         out.append(body)
         done = end

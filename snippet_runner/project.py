@@ -71,11 +71,18 @@ class Project:
         """Every configured path stays inside the project (symlinks resolved): a setting can
         never make the build read snippets from, or write caches, notebooks or the PDF to,
         anywhere else."""
-        for name, path in (("snippets_dir", self.snippets_dir), ("cache_dir", self.cache_dir), ("notebook_dir", self.notebook_dir)):
+        for name, path in (
+            ("snippets_dir", self.snippets_dir),
+            ("cache_dir", self.cache_dir),
+            ("notebook_dir", self.notebook_dir),
+        ):
             if not path.resolve().is_relative_to(self.root) or path.resolve() == self.root:
                 raise _config_error(name, f"{path} is not a folder inside the project ({self.root})")
         for folder, docs_folder in self.notebooks.items():
-            for setting, base, rel in (("notebooks", self.snippets_dir, folder), ("notebooks", self.docs_dir, docs_folder)):
+            for setting, base, rel in (
+                ("notebooks", self.snippets_dir, folder),
+                ("notebooks", self.docs_dir, docs_folder),
+            ):
                 if Path(rel).is_absolute() or not (base / rel).resolve().is_relative_to(base.resolve()):
                     raise _config_error(setting, f"{rel!r} must be a folder inside {self.shown_path(base)}/")
         if self.pdf is not None:

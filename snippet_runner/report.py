@@ -23,12 +23,12 @@ def write(folder: Path, records: list[RunRecord], shown: dict[str, list[str]], s
     ran = [r for r in rows if not r.cached]
     body = "\n".join(
         "<tr>"
-        f"<th scope=\"row\"><code>{escape(snippets_name)}/{escape(r.rel)}</code></th>"
+        f'<th scope="row"><code>{escape(snippets_name)}/{escape(r.rel)}</code></th>'
         f"<td>{_pages(shown.get(r.rel, []))}</td>"
         f"<td>{'cache' if r.cached else 'ran'}</td>"
-        f"<td class=\"n\">{r.seconds * 1000:.1f}</td>"
-        f"<td class=\"n\">{r.peak_rss_growth_kb / 1024:.1f}</td>"
-        f"<td class=\"n\">{r.output_bytes:,}</td>"
+        f'<td class="n">{r.seconds * 1000:.1f}</td>'
+        f'<td class="n">{r.peak_rss_growth_kb / 1024:.1f}</td>'
+        f'<td class="n">{r.output_bytes:,}</td>'
         "</tr>"
         for r in rows
     )

@@ -112,4 +112,4 @@ def defer_notebook_converter() -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    setattr(sys.modules["mkdocs_jupyter"], "convert", module)
+    sys.modules["mkdocs_jupyter"].convert = module

@@ -13,10 +13,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 

@@ -41,9 +41,9 @@ import tempfile
 import time
 import traceback
 import types
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from snippet_runner import messages, sandbox
 from snippet_runner.capture import Terminal, terminal_warnings, trimmed_traceback

@@ -6,8 +6,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from chapter import PROJECT, ROOT, chapter_snippets
+
 from snippet_runner.scratch import ScratchProject
 
 

@@ -1,6 +1,7 @@
 """`make bench` runs on a copy of the project; its scale mode works end to end (no times asserted)."""
 
 from chapter import ROOT
+
 from snippet_runner import bench
 from snippet_runner.scratch import ScratchProject
 

@@ -148,7 +148,7 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     assert code == 0, log
     assert "pictures: 1 drawn" in log
     page = (scratch.root / "site" / "index.html").read_text()
-    figure = page[page.index('<figure class="snippet-picture'):page.index("</figure>")]
+    figure = page[page.index('<figure class="snippet-picture') : page.index("</figure>")]
     assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
     code, log = scratch.build()
     assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn in 0.00 s, 1 from cache" in log
@@ -188,7 +188,10 @@ def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
         "docs/index.md",
         '# Page\n\n=== "Tab"\n\n    {{ run page/curve.py }}\n\n!!! note\n\n    {{ run page/curve.py }}\n',
     )
-    scratch.write("snippets/page/curve.py", "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n")
+    scratch.write(
+        "snippets/page/curve.py",
+        "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n",
+    )
     assert scratch.accept()[0] == 0
     code, log = scratch.build()
     assert code == 0, log

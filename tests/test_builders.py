@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 import markdown
-
 from chapter import DOCS, ROOT
+
 from snippet_runner import extension
 from snippet_runner.extension import RunExtension
 

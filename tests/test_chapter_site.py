@@ -5,7 +5,6 @@ import re
 
 import pytest
 import yaml
-
 from chapter import DOCS, ROOT
 
 OUTPUT_BLOCK = re.compile(r'<div class="snippet-output[^"]*">(.*?)</div>', re.S)
@@ -196,7 +195,10 @@ def test_one_spelling_variety_throughout():
 
 def test_exact_statements_stay_exact():
     # Only leaves (and non-leaves that called retain_grad()) get .grad; the backward() answers say so.
-    for page, question in [("interview-questions.md", "What does backward() do?"), ("backward.md", "what does backward() do?")]:
+    for page, question in [
+        ("interview-questions.md", "What does backward() do?"),
+        ("backward.md", "what does backward() do?"),
+    ]:
         answer = (DOCS / page).read_text().split(question)[1].split("??? question")[0]
         assert "retain_grad()" in answer and "leaf" in answer, page
     # The set_to_none default names its version; the embedding gradient is not called sparse.

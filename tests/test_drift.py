@@ -178,7 +178,9 @@ def test_a_machine_wide_cap_on_torch_is_named_with_the_way_around_it():
         ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
     """)
     message = drift._install_failure("2.15.0", pip_output, "pip-2.15.0.log")
-    assert message.startswith("cannot install torch==2.15.0: pip's configuration caps it (The user requested (constraint) torch<=2.14.1;")
+    assert message.startswith(
+        "cannot install torch==2.15.0: pip's configuration caps it (The user requested (constraint) torch<=2.14.1;"
+    )
     assert "PIP_CONFIG_FILE=/dev/null make drift TORCH=2.15.0" in message and "\n" not in message
 
 

@@ -3,6 +3,7 @@
 import re
 
 from chapter import ROOT, chapter_snippets
+
 from snippet_runner import drift
 
 

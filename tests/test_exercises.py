@@ -9,7 +9,6 @@ import re
 import nbformat
 import pytest
 
-
 from snippet_runner.notebooks import to_notebook
 
 # All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.

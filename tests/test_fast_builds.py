@@ -7,7 +7,6 @@ No test here times anything: each checks the behaviour that makes a build cheap.
 
 from __future__ import annotations
 
-
 MATERIAL_WITH_PDF = """
 site_name: scratch
 theme:

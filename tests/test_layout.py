@@ -3,6 +3,7 @@
 import re
 
 from chapter import DOCS, PROJECT, ROOT, SNIPPETS
+
 from snippet_runner.spec import approved_rel
 
 

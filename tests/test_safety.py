@@ -139,7 +139,12 @@ def _assert_contained(project, tmp_path):
 
 def test_every_bad_snippet_fails_the_build_with_its_page_and_line_all_in_one_run(project, tmp_path):
     names = list(BROKEN)
-    project.write("mkdocs.yml", "site_name: scratch\ntheme: mkdocs\nstrict: true\n" + _nav(names) + "plugins:\n  - snippet-runner:\n      preload: []\n")
+    project.write(
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nstrict: true\n"
+        + _nav(names)
+        + "plugins:\n  - snippet-runner:\n      preload: []\n",
+    )
     for name, (code, _) in BROKEN.items():
         project.write(f"docs/{name}.md", _page(name))
         if isinstance(code, bytes):
@@ -184,7 +189,8 @@ INNOCENT = "import torch\n\nprint(torch.ones(2) * 3)\nprint('done')\n"
 
 def test_leftovers_never_change_the_next_snippet(project, tmp_path):
     project.write(
-        "mkdocs.yml", "site_name: scratch\ntheme: mkdocs\nstrict: true\nplugins:\n  - snippet-runner:\n      preload: [torch]\n"
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nstrict: true\nplugins:\n  - snippet-runner:\n      preload: [torch]\n",
     )
     lines = ["# Leftovers", ""]
     for name, culprit in LEFTOVERS.items():
@@ -195,7 +201,9 @@ def test_leftovers_never_change_the_next_snippet(project, tmp_path):
     code, log = project.accept()
     assert code == 0, log
     for name in LEFTOVERS:
-        assert (project.root / "snippets" / "index" / f"{name}_next.out").read_text() == "tensor([3., 3.])\ndone\n", name
+        assert (project.root / "snippets" / "index" / f"{name}_next.out").read_text() == "tensor([3., 3.])\ndone\n", (
+            name
+        )
     code, log = project.build()
     assert code == 0, log
     assert not [p for p in psutil.process_iter(["cmdline"]) if "313.25" in " ".join(p.info["cmdline"] or [])]
@@ -243,7 +251,8 @@ def test_a_pdf_path_outside_the_site_is_refused(project, tmp_path):
 
 def test_a_failed_preload_is_reported_once_as_such(project, tmp_path):
     project.write(
-        "mkdocs.yml", "site_name: scratch\ntheme: mkdocs\nplugins:\n  - snippet-runner:\n      preload: [no_such_module]\n"
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nplugins:\n  - snippet-runner:\n      preload: [no_such_module]\n",
     )
     project.write("snippets/page/hello.py", "print('hello')  # edited, so it must run\n")
     status, log = project.build()

@@ -5,9 +5,8 @@ and shows a unified diff against its approved ``.out`` file.
 """
 
 import pytest
-
-
 from chapter import chapter_snippets
+
 from snippet_runner import SnippetError
 
 # All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.

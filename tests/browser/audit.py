@@ -81,7 +81,9 @@ def new_context(browser, scheme: str, width: str = "desktop"):
     from .pages import OPEN_SHADOW_ROOTS
 
     phone = width == "phone"
-    context = browser.new_context(viewport=WIDTHS[width], color_scheme=SCHEMES[scheme], is_mobile=phone, has_touch=phone)
+    context = browser.new_context(
+        viewport=WIDTHS[width], color_scheme=SCHEMES[scheme], is_mobile=phone, has_touch=phone
+    )
     context.add_init_script(OPEN_SHADOW_ROOTS)  # so the checks also see inside the drawn diagrams
     return context
 
@@ -123,13 +125,13 @@ def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = Tru
             for path, page in batch:
                 page.set_viewport_size(WIDTHS["desktop"])
                 page.goto(root + path, wait_until="commit")
-            for path, page in batch:
+            for _, page in batch:
                 page.wait_for_load_state("load")
                 if wait:
                     wait_until_rendered(page)
                 page.add_script_tag(content=axe)
             for width, step in STEPS:
-                for path, page in batch:
+                for _, page in batch:
                     if step is not None:
                         step(page)
                     page.evaluate(_START)
@@ -160,7 +162,9 @@ def main(site: Path) -> None:
     with chromium.launch() as browser:
         for scheme in SCHEMES:
             context = new_context(browser, scheme)
-            results = audit_pages(context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv)
+            results = audit_pages(
+                context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv
+            )
             context.close()
             for (width, path), result in results.items():
                 for v in result["violations"]:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from snippet_runner import chromium
+
 from .pages import OPEN_SHADOW_ROOTS, Recorder
 
 

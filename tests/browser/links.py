@@ -43,18 +43,20 @@ def html_files(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _soup(path: Path):
     from bs4 import BeautifulSoup
 
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def anchors(path: Path) -> frozenset[str]:
     """The fragments a page answers to: every id, and every <a name>."""
     soup = _soup(path)
-    return frozenset(el["id"] for el in soup.find_all(id=True)) | {a["name"] for a in soup.find_all("a", attrs={"name": True})}
+    return frozenset(el["id"] for el in soup.find_all(id=True)) | {
+        a["name"] for a in soup.find_all("a", attrs={"name": True})
+    }
 
 
 def references(site: Path) -> list[Reference]:
@@ -98,7 +100,13 @@ def problems(site: Path, refs: list[Reference] | None = None) -> list[str]:
     out = []
     for ref in refs if refs is not None else references(site):
         target, fragment, problem = resolve(site, ref)
-        if problem is None and target and fragment and target.endswith(".html") and fragment not in anchors(site / target):
+        if (
+            problem is None
+            and target
+            and fragment
+            and target.endswith(".html")
+            and fragment not in anchors(site / target)
+        ):
             problem = f"no id {fragment!r} in {target}"
         if problem:
             out.append(f"{ref.page}: <{ref.tag}> {ref.url}: {problem}")

@@ -83,12 +83,16 @@ def test_the_first_tab_reaches_the_skip_link_and_it_moves_focus_to_the_content(b
     try:
         page.goto((built_site / path).as_uri())
         page.keyboard.press("Tab")
-        focused = page.evaluate("() => [document.activeElement.classList.contains('md-skip'), document.activeElement.textContent.trim()]")
+        focused = page.evaluate(
+            "() => [document.activeElement.classList.contains('md-skip'), document.activeElement.textContent.trim()]"
+        )
         assert focused == [True, "Skip to content"]
         # Material fades the link in when it takes the focus
         page.wait_for_function("() => getComputedStyle(document.activeElement).opacity === '1'", timeout=5_000)
         page.keyboard.press("Enter")
-        assert page.evaluate("() => location.hash.length > 1 && document.getElementById(location.hash.slice(1)) !== null")
+        assert page.evaluate(
+            "() => location.hash.length > 1 && document.getElementById(location.hash.slice(1)) !== null"
+        )
     finally:
         page.close()
 

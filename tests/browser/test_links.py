@@ -61,7 +61,17 @@ def test_the_checker_finds_broken_references(tmp_path):
     )
     found = links.problems(tmp_path)
     assert len(found) == 9, "\n".join(found)
-    for fragment in ["#nowhere", "#gone", "missing.html", "/assets/x.css", "sub/", "127.0.0.1", "../outside.png", "file:", "a.png"]:
+    for fragment in [
+        "#nowhere",
+        "#gone",
+        "missing.html",
+        "/assets/x.css",
+        "sub/",
+        "127.0.0.1",
+        "../outside.png",
+        "file:",
+        "a.png",
+    ]:
         assert any(fragment in line for line in found), fragment
 
 

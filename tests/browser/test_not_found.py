@@ -56,7 +56,10 @@ def check_not_found_page(browser, url: str, root: str | None = None) -> None:
         page.goto(url, wait_until="load")
         page.wait_for_function("typeof document$ !== 'undefined'", timeout=15_000)  # Material's script ran
         assert page.locator("h1").first.inner_text() == "404 - Not found"
-        assert page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).backgroundColor") == HEADER_ORANGE
+        assert (
+            page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+            == HEADER_ORANGE
+        )
         assert page.locator(".md-nav__link", has_text="The chain rule").count() >= 1
         home = page.get_by_role("link", name="Go to the start of the chapter")
         assert home.evaluate("a => a.href") == (root or url.rsplit("/", 1)[0] + "/") + "index.html"
@@ -67,7 +70,7 @@ def check_not_found_page(browser, url: str, root: str | None = None) -> None:
             # and asks for a few of them relative to the subfolder first: those misses are harmless
             # as long as each file then loaded from the root.
             folder = url.rsplit("/", 1)[0] + "/"
-            failed = [u for u in failed if not (u.startswith(folder) and root + u[len(folder):] in loaded)]
+            failed = [u for u in failed if not (u.startswith(folder) and root + u[len(folder) :] in loaded)]
         assert failed == []
         home.click()
         page.wait_for_load_state("load")

@@ -60,7 +60,7 @@ def nav_entries():
             if isinstance(item, str):
                 out.append(("page", PRINTED_TITLE[item]))
                 continue
-            (title, value), = item.items()
+            ((title, value),) = item.items()
             if isinstance(value, list):
                 out.append(("section", title))
                 walk(value)
@@ -131,7 +131,7 @@ def test_every_page_title_and_real_outputs_are_in_the_text(text):
 def test_collapsed_answers_and_solutions_are_printed_open(text):
     # The first interview answer, a ??? block folded on the site.
     answers = (ROOT / "docs" / "interview-questions.md").read_text()
-    first_answer = re.search(r'^\?\?\? question .*\n((?:    .*\n)+)', answers, re.M).group(1)
+    first_answer = re.search(r"^\?\?\? question .*\n((?:    .*\n)+)", answers, re.M).group(1)
     assert squash(first_answer.split("\n")[0])[:60] in text
     # Exercise 2's solution cell (folded in a <details class="solution">) and what it printed.
     assert "dz/dx from autograd: tensor(60.)" in text
@@ -160,7 +160,17 @@ def test_text_is_set_in_dejavu_and_math_in_katex(pdf):
     # print.css names DejaVu (fonts-dejavu-core) for text and code, and KaTeX brings its own fonts,
     # so the PDF looks the same on any machine; a third family means some element escaped print.css.
     families = {name.split("+")[-1].split("-")[0] for name in font_names(pdf)}
-    assert families <= {"DejaVuSans", "DejaVuSansMono", "KaTeX_Main", "KaTeX_Math", "KaTeX_Size1", "KaTeX_Size2", "KaTeX_Size3", "KaTeX_Size4", "KaTeX_AMS"}, families
+    assert families <= {
+        "DejaVuSans",
+        "DejaVuSansMono",
+        "KaTeX_Main",
+        "KaTeX_Math",
+        "KaTeX_Size1",
+        "KaTeX_Size2",
+        "KaTeX_Size3",
+        "KaTeX_Size4",
+        "KaTeX_AMS",
+    }, families
 
 
 def test_no_code_is_wider_than_the_paper(browser, built_site):
@@ -286,7 +296,7 @@ def part_starts(pdf) -> set[int]:
         if isinstance(item, str):
             top_level.append(PRINTED_TITLE[item])
         else:
-            (title, value), = item.items()
+            ((title, value),) = item.items()
             top_level.append(title if isinstance(value, list) else PRINTED_TITLE.get(value, title))
     starts = set()
     for item in pdf.outline:
@@ -304,14 +314,16 @@ def test_contents_prints_the_page_number_of_every_entry_and_links_to_it(pdf):
     entries = []
     for n in contents_pages(pdf):
         items = text_items(pdf.pages[n - 1])
-        for name, (x0, y0, x1, y1) in internal_links(pdf, n):
+        for name, (_, y0, _, y1) in internal_links(pdf, n):
             line = [t for t, x, y in items if y0 - 1 <= y <= y1 + 1]
             numbers = [t.strip() for t in line if t.strip().isdigit()]
             entries.append((name, squash(" ".join(t for t in line if not t.strip().isdigit())), numbers))
     assert len(entries) == len(nav_entries()), [e[1] for e in entries]
     for name, title, numbers in entries:
         assert numbers, f"no page number printed for {title!r}"
-        assert int(numbers[-1]) == dest_page(pdf, name), f"{title!r} says page {numbers[-1]}, its link goes to {dest_page(pdf, name)}"
+        assert int(numbers[-1]) == dest_page(pdf, name), (
+            f"{title!r} says page {numbers[-1]}, its link goes to {dest_page(pdf, name)}"
+        )
         assert int(numbers[-1]) > contents_pages(pdf)[-1]
 
 

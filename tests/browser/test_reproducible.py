@@ -33,7 +33,10 @@ pytestmark = pytest.mark.xdist_group("clean_copy")
 def project_files(root: Path) -> list[str]:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=root, capture_output=True, text=True, check=True,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return [name for name in listed.split("\0") if name and (root / name).is_file()]
 
@@ -50,7 +53,9 @@ def clean_copy(tmp_path_factory, built_site) -> Path:
     assert epoch is not None, "the repository has no commit to date the build by"
     result = subprocess.run(
         [sys.executable, "-m", "snippet_runner", "site"],
-        cwd=copy, capture_output=True, text=True,
+        cwd=copy,
+        capture_output=True,
+        text=True,
         env={**os.environ, "SOURCE_DATE_EPOCH": str(epoch)},
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -63,7 +68,7 @@ def tree(root: Path) -> dict[str, Path]:
 
 def first_difference(a: bytes, b: bytes) -> str:
     at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return f"{len(a)} vs {len(b)} bytes, first difference at byte {at}: {a[max(0, at - 30):at + 30]!r} vs {b[max(0, at - 30):at + 30]!r}"
+    return f"{len(a)} vs {len(b)} bytes, first difference at byte {at}: {a[max(0, at - 30) : at + 30]!r} vs {b[max(0, at - 30) : at + 30]!r}"
 
 
 def test_two_clean_builds_are_byte_identical(built_site, clean_copy):
@@ -94,7 +99,10 @@ def test_a_warm_build_rewrites_no_file(clean_copy, tmp_path):
     assert any("/.cache/mkdocs-jupyter/" in name for name in before), "mkdocs-jupyter cached nothing"
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "warm")],
-        cwd=clean_copy, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        cwd=clean_copy,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert result.returncode == 0, result.stdout + result.stderr
     after = snapshot(*watched)

@@ -30,7 +30,10 @@ PAGES = {
 def test_screenshot(browser, http_root, name, scheme, viewport):
     phone = viewport == "phone"
     context = browser.new_context(
-        viewport=VIEWPORTS[viewport], color_scheme=scheme, is_mobile=phone, has_touch=phone,
+        viewport=VIEWPORTS[viewport],
+        color_scheme=scheme,
+        is_mobile=phone,
+        has_touch=phone,
         device_scale_factor=2 if phone else 1,
     )
     context.add_init_script(OPEN_SHADOW_ROOTS)

@@ -17,9 +17,18 @@ from .pages import open_page
 
 EXPECTED = {
     # term typed: (page, sections that teach it)
-    "retain_graph": ("retain-graph.html", {"backward-twice-without-retain_graph", "keeping-the-graph-for-a-second-pass"}),
-    "retain_grad": ("leaf-tensors.html", {"keeping-an-intermediate-gradient-with-retain_grad", "call-retain_grad-before-backward"}),
-    "zero_grad": ("zeroing-gradients.html", {"clearing-a-whole-model-with-optimizerzero_grad", "zero_grad-sets-gradients-to-none-by-default"}),
+    "retain_graph": (
+        "retain-graph.html",
+        {"backward-twice-without-retain_graph", "keeping-the-graph-for-a-second-pass"},
+    ),
+    "retain_grad": (
+        "leaf-tensors.html",
+        {"keeping-an-intermediate-gradient-with-retain_grad", "call-retain_grad-before-backward"},
+    ),
+    "zero_grad": (
+        "zeroing-gradients.html",
+        {"clearing-a-whole-model-with-optimizerzero_grad", "zero_grad-sets-gradients-to-none-by-default"},
+    ),
     "requires_grad": ("first-gradient.html", {"three-steps-in-pytorch-starting-with-requires_grad"}),
     "backward": ("backward.html", {"what-backward-does"}),
     "grad_fn": ("computational-graph.html", {"looking-at-the-recorded-graph-through-grad_fn"}),

@@ -31,9 +31,7 @@ def test_changed_output_fails_with_a_unified_diff(write_snippet, run):
     with pytest.raises(SnippetError) as caught:
         run("page/hello.py", "strict")
     error = caught.value
-    assert str(error).startswith(
-        "snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out."
-    )
+    assert str(error).startswith("snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out.")
     assert error.detail.splitlines() == [
         "--- snippets/page/hello.out (approved)",
         "+++ snippets/page/hello.out (this build)",

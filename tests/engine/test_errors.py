@@ -103,7 +103,9 @@ def test_unknown_setting_is_rejected(write_snippet, engine):
 
 
 def test_hang_is_stopped_at_its_timeout_naming_the_line(write_snippet, engine):
-    write_snippet("page/hang.py", "# snippet: timeout 1\nimport time\nprint('started')\nwhile True:\n    time.sleep(0.01)\n")
+    write_snippet(
+        "page/hang.py", "# snippet: timeout 1\nimport time\nprint('started')\nwhile True:\n    time.sleep(0.01)\n"
+    )
     with pytest.raises(SnippetError) as caught:
         engine.run("page/hang.py")
     message = str(caught.value)
@@ -127,7 +129,7 @@ def test_sys_exit_is_an_error_unless_declared(write_snippet, engine, call):
     write_snippet("page/exit.py", f"import sys\nprint('bye')\n{call}\nprint('not reached')\n")
     with pytest.raises(SnippetError) as caught:
         engine.run("page/exit.py")
-    assert str(caught.value).startswith(f"snippets/page/exit.py:3: called sys.exit(")
+    assert str(caught.value).startswith("snippets/page/exit.py:3: called sys.exit(")
     assert "ends the snippet before its end" in str(caught.value)
 
 

@@ -51,7 +51,10 @@ def test_accept_build_and_the_chapter_list_follow_another_snippets_folder(scratc
     scratch.write("examples/lessons/lesson_1.py", "# %% [markdown]\n# A lesson\n\n# %%\nprint('lesson')\n")
 
     project = Project.load(scratch.root / "mkdocs.yml")
-    assert project.shown() == {"page/hello.py": ["docs/index.md:5"], "lessons/lesson_1.py": ["docs/lessons/lesson_1.ipynb"]}
+    assert project.shown() == {
+        "page/hello.py": ["docs/index.md:5"],
+        "lessons/lesson_1.py": ["docs/lessons/lesson_1.ipynb"],
+    }
 
     code, log = scratch.accept()
     assert code == 0, log

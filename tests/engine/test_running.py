@@ -36,10 +36,13 @@ def test_each_snippet_gets_a_fresh_namespace(write_snippet, engine):
 
 
 def test_global_torch_state_does_not_leak(write_snippet, engine):
-    probe = write_snippet("page/probe.py", "import torch\n"
-                          "print(torch.get_default_dtype(), torch.is_grad_enabled(), torch.get_num_threads())\n"
-                          "torch.manual_seed(123)\n"
-                          "print(torch.rand(2))\n")
+    probe = write_snippet(
+        "page/probe.py",
+        "import torch\n"
+        "print(torch.get_default_dtype(), torch.is_grad_enabled(), torch.get_num_threads())\n"
+        "torch.manual_seed(123)\n"
+        "print(torch.rand(2))\n",
+    )
     before = engine.run("page/probe.py").output
     write_snippet(
         "page/vandal.py",
@@ -96,9 +99,7 @@ def test_stdout_and_stderr_keep_their_order(write_snippet, engine):
         os.write(2, b"five\\n")
         """,
     )
-    assert engine.run("page/interleave.py").output == (
-        "one\ntwo\nthree (from the file descriptor)\nfour\nfive\n"
-    )
+    assert engine.run("page/interleave.py").output == ("one\ntwo\nthree (from the file descriptor)\nfour\nfive\n")
 
 
 def test_torch_warning_is_shown_like_a_terminal_with_the_snippet_line(write_snippet, engine):
