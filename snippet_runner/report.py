@@ -69,7 +69,8 @@ Slowest first.</p>
 """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / NAME
-    path.write_text(page, encoding="utf-8")
+    if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
+        path.write_text(page, encoding="utf-8")
     return path
 
 
