@@ -35,6 +35,7 @@ START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not thi
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
 
 
+IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
 RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
 
 
@@ -137,6 +138,7 @@ class Runner:
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
+        self._sent: set[int] = set()  # tickets sent to the current worker and not answered yet
 
     def warm_up(self) -> None:
         """Start the worker now, so torch is imported before the first request needs it."""
@@ -160,8 +162,21 @@ class Runner:
             dump=os.path.join(self._scratch, "stack.txt"),
         )
         self._pending[self._next_id] = (snippet, request)
-        self._ensure_process().send(request)
+        self._fill()
         return self._next_id
+
+    def _fill(self) -> None:
+        """Keep at most ``IN_FLIGHT`` requests sent and unanswered. Sending every request at once
+        would deadlock on a long queue: we would block writing requests to a worker that is itself
+        blocked writing results we are not reading yet."""
+        process = None
+        for ticket, (_, request) in self._pending.items():
+            if len(self._sent) >= IN_FLIGHT:
+                break
+            if ticket not in self._sent:
+                process = process or self._ensure_process()
+                process.send(request)
+                self._sent.add(ticket)
 
     def result(self, ticket: int, also: list[Runner] = ()) -> RunResult | Death:
         """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
@@ -195,6 +210,7 @@ class Runner:
         return self._process
 
     def _pump(self, timeout: float = 0.5) -> None:
+        self._fill()
         process = self._ensure_process()
         try:
             message = process.receive(timeout=timeout)
@@ -212,9 +228,11 @@ class Runner:
         else:
             self._running = None
             self._pending.pop(message.id, None)
+            self._sent.discard(message.id)
             self._done[message.id] = message
             if not self._pending and _status_kb(process.proc.pid, "VmRSS") > RECYCLE_ABOVE_KB:
                 self._recycle(process)
+            self._fill()
 
     def _recycle(self, process: _Process) -> None:
         """Replace a worker that grew past ``RECYCLE_ABOVE_KB``; the next request starts a new one.
@@ -222,6 +240,7 @@ class Runner:
         self.recycled += 1
         process.kill()
         self._process = None
+        self._sent = set()
         self.import_seconds = None
 
     def _check_deadline(self, process: _Process) -> None:
@@ -258,5 +277,5 @@ class Runner:
             exit_code=process.proc.returncode,
         )
         self.import_seconds = None
-        for _snippet, request in self._pending.values():
-            self._ensure_process().send(request)  # the others never ran: retry them afresh
+        self._sent = set()
+        self._fill()  # the others never ran: send them afresh to a new worker
