@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+_NO_MOTION = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 AXE = ROOT / "tests" / "browser" / "vendor" / "axe.min.js"  # copied from npm by the Makefile
 
 SCHEMES = {"light": "light", "dark": "dark"}  # prefers-color-scheme; Material follows it (mkdocs.yml)
@@ -129,6 +130,9 @@ def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = Tru
                 page.wait_for_load_state("load")
                 if wait:
                     wait_until_rendered(page)
+                # Material animates its drawer and palette; axe must read colours at rest, not a
+                # half-faded title (seen once: #ededed on #fafafa in the phone drawer mid-transition).
+                page.add_style_tag(content=_NO_MOTION)
                 page.add_script_tag(content=axe)
             for width, step in STEPS:
                 for _, page in batch:
