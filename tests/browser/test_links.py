@@ -17,6 +17,7 @@ import pytest
 from pypdf import PdfReader
 
 from . import links
+from .pdf_text import read, squash
 
 PDF = "pdf/autograd-part2.pdf"
 
@@ -98,10 +99,6 @@ def pdf_links(pdf: PdfReader):
                 yield index, annotation
 
 
-def squash(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
 def test_no_pdf_link_points_at_this_machine(pdf):
     uris = [str(a["/A"]["/URI"]) for _, a in pdf_links(pdf) if "/A" in a and "/URI" in a["/A"]]
     local = [u for u in uris if re.match(r"(?i)(file:|https?://(localhost|127\.|0\.0\.0\.0|\[::1\]))", u)]
@@ -114,10 +111,13 @@ def test_every_internal_pdf_link_lands_on_its_target(pdf, built_site):
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup((built_site / "print_page.html").read_text(encoding="utf-8"), "html.parser")
+    by_id = {}
+    for element in soup.find_all(id=True):
+        by_id.setdefault(element["id"], element)  # the first, as soup.find(id=...) would (ids are unique)
+    sheets = read(built_site / PDF)
     destinations = pdf.named_destinations
     internal = [(i, a) for i, a in pdf_links(pdf) if "/Dest" in a or ("/A" in a and a["/A"].get("/S") == "/GoTo")]
     assert len(internal) > 100, "the table of contents alone has more links than this"
-    text_of = {}
     missing, astray = [], []
     for index, annotation in internal:
         dest = annotation["/Dest"] if "/Dest" in annotation else annotation["/A"]["/D"]
@@ -129,16 +129,14 @@ def test_every_internal_pdf_link_lands_on_its_target(pdf, built_site):
             continue
         target = destinations.get(f"/{name}", destinations.get(name))
         page = pdf.get_destination_page_number(target)
-        element = soup.find(id=name)
+        element = by_id.get(name)
         heading = element if element is not None and element.name in ("h1", "h2", "h3", "h4", "h5", "h6") else None
         if heading is None and element is not None and element.name == "section":
             heading = element.find(re.compile("^h[1-6]$"))
         if heading is None:
             continue
         title = squash(heading.get_text(" ").replace("¶", ""))[:40]
-        if page not in text_of:
-            text_of[page] = squash(pdf.pages[page].extract_text())
-        if title not in text_of[page]:
+        if title not in sheets.text(page):
             astray.append(f"page {index + 1}: link to {name} opens page {page + 1}, which lacks {title!r}")
     assert missing == []
     assert astray == []

@@ -1,4 +1,5 @@
-"""The chapter as one PDF (site/pdf/autograd-part2.pdf), read back with pypdf: its size, cover,
+"""The chapter as one PDF (site/pdf/autograd-part2.pdf), read back with pypdf (structure) and
+PDFium (text, pdf_text.py): its size, cover,
 bookmarks, page numbers, text (every page, real outputs, expanded answers, rendered math and
 diagrams) and fonts; and, so that it reads like a book, the printed contents (a page number and a
 link for every entry), no near-empty sheets, the metadata, and links that land on their target's
@@ -16,6 +17,7 @@ from pypdf import PdfReader
 from pypdf.generic import IndirectObject
 
 from .pages import wait_until_rendered
+from .pdf_text import PdfText, read, squash
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF = "pdf/autograd-part2.pdf"  # path_to_pdf in mkdocs.yml
@@ -42,13 +44,15 @@ def pdf(chromium_path, built_site) -> PdfReader:
 
 
 @pytest.fixture(scope="module")
-def text(pdf) -> str:
-    """All the PDF's text, with every run of whitespace made one space (lines wrap anywhere)."""
-    return squash(" ".join(page.extract_text() for page in pdf.pages))
+def sheets(pdf, built_site) -> PdfText:
+    """The text of each sheet, whitespace squashed (lines wrap anywhere)."""
+    return read(built_site / PDF)
 
 
-def squash(s: str) -> str:
-    return re.sub(r"\s+", " ", s).strip()
+@pytest.fixture(scope="module")
+def text(sheets) -> str:
+    """All the PDF's text."""
+    return sheets.all_text()
 
 
 def nav_entries():
@@ -85,8 +89,8 @@ def test_page_count_is_sensible(pdf):
     assert 60 <= len(pdf.pages) <= 200, len(pdf.pages)
 
 
-def test_cover_names_the_title_and_the_torch_that_printed_the_outputs(pdf):
-    cover = squash(pdf.pages[0].extract_text())
+def test_cover_names_the_title_and_the_torch_that_printed_the_outputs(sheets):
+    cover = sheets.text(0)
     assert "PyTorch Autograd and Backpropagation (Part 2)" in cover
     # What index/torch_version.py printed, as approved: the build checks the real run against it.
     torch_line = (ROOT / "snippets" / "index" / "torch_version.out").read_text().splitlines()[0]
@@ -107,18 +111,18 @@ def test_bookmarks_reach_into_the_pages(pdf):
     assert len(marks) > 2 * len(nav_entries())
 
 
-def test_table_of_contents_lists_every_page(pdf):
-    toc = squash(" ".join(pdf.pages[i].extract_text() for i in range(1, 4)))
+def test_table_of_contents_lists_every_page(sheets):
+    toc = " ".join(sheets.text(i) for i in range(1, 4))
     assert toc.startswith("Table of Contents")
     for kind, title in nav_entries():
         if kind == "page" and title not in PRINTED_TITLE.values():
             assert title in toc
 
 
-def test_every_page_is_numbered(pdf):
-    total = len(pdf.pages)
+def test_every_page_is_numbered(sheets):
+    total = len(sheets)
     for i in [1, total // 2, total]:
-        assert f"{i} / {total}" in squash(pdf.pages[i - 1].extract_text())
+        assert f"{i} / {total}" in sheets.text(i - 1)
 
 
 def test_every_page_title_and_real_outputs_are_in_the_text(text):
@@ -246,30 +250,17 @@ def test_pictures_print_as_text_with_their_real_values(text):
 # -- reading like a book: contents, sheets, headings, metadata, links ----------------------------
 
 A4_MARGIN_TOP, A4_MARGIN_BOTTOM = 16 * 72 / 25.4, 18 * 72 / 25.4  # pdf.py's margins, in points
+NUMBER_COLUMN = 40  # points at the right end of a contents line that hold its page number
 
 
-def text_items(page):
-    """(text, x, y) of every piece of text on a page, in PDF points from the bottom left."""
-    items = []
-
-    def visit(text, cm, tm, font, size):
-        if text.strip():
-            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
-            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-            items.append((text, x, y))
-
-    page.extract_text(visitor_text=visit)
-    return items
-
-
-def filled(page) -> float:
+def filled(sheets: PdfText, index: int) -> float:
     """How far down the sheet's text area the lowest line of text reaches: 0 is empty, 1 is full.
     The footer (the page number, in the bottom margin) does not count."""
-    height = float(page.mediabox.height)
-    ys = [y for _, _, y in text_items(page) if y > A4_MARGIN_BOTTOM]
-    if not ys:
+    height = sheets.height(index)
+    lowest = sheets.lowest_text(index, above=A4_MARGIN_BOTTOM)
+    if lowest is None:
         return 0.0
-    return (height - A4_MARGIN_TOP - min(ys)) / (height - A4_MARGIN_TOP - A4_MARGIN_BOTTOM)
+    return (height - A4_MARGIN_TOP - lowest) / (height - A4_MARGIN_TOP - A4_MARGIN_BOTTOM)
 
 
 def internal_links(pdf, page_number):
@@ -310,14 +301,14 @@ def contents_pages(pdf) -> list[int]:
     return list(range(2, dest_page(pdf, "index")))
 
 
-def test_contents_prints_the_page_number_of_every_entry_and_links_to_it(pdf):
+def test_contents_prints_the_page_number_of_every_entry_and_links_to_it(pdf, sheets):
     entries = []
     for n in contents_pages(pdf):
-        items = text_items(pdf.pages[n - 1])
-        for name, (_, y0, _, y1) in internal_links(pdf, n):
-            line = [t for t, x, y in items if y0 - 1 <= y <= y1 + 1]
-            numbers = [t.strip() for t in line if t.strip().isdigit()]
-            entries.append((name, squash(" ".join(t for t in line if not t.strip().isdigit())), numbers))
+        for name, (x0, y0, x1, y1) in internal_links(pdf, n):
+            # each entry is one link across its line: the title on the left, its number at the right end
+            title = sheets.text_within(n - 1, x0, y0 + 1, x1 - NUMBER_COLUMN, y1 - 1)
+            numbers = sheets.text_within(n - 1, x1 - NUMBER_COLUMN, y0 + 1, x1, y1 - 1).split()
+            entries.append((name, title, [w for w in numbers if w.isdigit()]))
     assert len(entries) == len(nav_entries()), [e[1] for e in entries]
     for name, title, numbers in entries:
         assert numbers, f"no page number printed for {title!r}"
@@ -327,7 +318,7 @@ def test_contents_prints_the_page_number_of_every_entry_and_links_to_it(pdf):
         assert int(numbers[-1]) > contents_pages(pdf)[-1]
 
 
-def test_no_sheet_is_near_empty(pdf):
+def test_no_sheet_is_near_empty(pdf, sheets):
     """No sheet holds only a part's title, and none is more than half blank, except the last one
     before a new part (parts start on a new sheet) and the last sheet of the book. "Blank" is
     measured from the lowest line of text on the sheet down to the bottom margin."""
@@ -337,13 +328,13 @@ def test_no_sheet_is_near_empty(pdf):
     for n in range(2, len(pdf.pages)):  # the cover (1) is meant to be mostly empty
         if n + 1 in starts:
             continue
-        fill = filled(pdf.pages[n - 1])
+        fill = filled(sheets, n - 1)
         if fill < 0.5:
-            near_empty.append(f"page {n}: {fill:.0%} filled: {squash(pdf.pages[n - 1].extract_text())[:80]}")
+            near_empty.append(f"page {n}: {fill:.0%} filled: {sheets.text(n - 1)[:80]}")
     assert near_empty == []
     titles = [title for _, title in nav_entries()]
-    for page in pdf.pages[1:]:
-        body = re.sub(r" \d+ / \d+$", "", squash(page.extract_text()))
+    for index in range(1, len(sheets)):
+        body = re.sub(r" \d+ / \d+$", "", sheets.text(index))
         assert body not in titles, f"a sheet holds only {body!r}"
 
 
@@ -386,7 +377,7 @@ def print_page_headings(built_site) -> dict[str, str]:
     return {k: squash(v) for k, v in out.items()}
 
 
-def test_links_between_pages_land_on_the_page_of_their_target(pdf, built_site):
+def test_links_between_pages_land_on_the_page_of_their_target(pdf, sheets, built_site):
     headings = print_page_headings(built_site)
     checked, wrong = 0, []
     for n in range(contents_pages(pdf)[-1] + 1, len(pdf.pages) + 1):
@@ -394,7 +385,7 @@ def test_links_between_pages_land_on_the_page_of_their_target(pdf, built_site):
             if name not in headings:
                 continue  # a tab label or a line number: no heading to look for
             target = dest_page(pdf, name)
-            if headings[name][:40] not in squash(pdf.pages[target - 1].extract_text()):
+            if headings[name][:40] not in sheets.text(target - 1):
                 wrong.append(f"page {n}: link to {name} lands on page {target}")
             checked += 1
     assert checked > 50 and wrong == []
