@@ -4,6 +4,7 @@ These read the output of each notebook's *solution* cells only (the cells tagged
 so a scaffold that happened to print the right number would not pass for a solution.
 """
 
+import os
 import re
 
 import nbformat
@@ -61,3 +62,12 @@ def test_exercise_6_training_loop_learns_y_equals_2x(fresh_runs):
     assert len(losses) >= 10 and losses[-1] < losses[0] / 100
     w, b = map(float, re.search(r"Learned: w=(-?[\d.]+), b=(-?[\d.]+)", output).groups())
     assert abs(w - 2) < 0.05 and abs(b) < 0.1
+
+
+def test_xdist_keeps_the_group_together(request, pytestconfig):
+    """The shared runs and builds rest on --dist loadgroup sending a group to one worker; with
+    pytest 9.2 and pytest-xdist 3.8 it silently stopped doing so (pytest-xdist#1386), and every
+    worker made its own copy of each. Under xdist, a grouped test's id carries its group."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        assert pytestconfig.getvalue("loadgroup"), "make test runs with --dist loadgroup"
+        assert request.node.nodeid.endswith("@fresh_runs"), request.node.nodeid

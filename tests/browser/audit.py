@@ -8,6 +8,12 @@ Mermaid copies it to tests/browser/vendor/, and it is injected into each page un
 into the site itself. We run its whole default rule set (WCAG 2.0, 2.1 and 2.2 A and AA, plus best
 practices) and the tests require no violation of impact ``critical`` or ``serious``.
 
+The two palettes differ only in colours: Material switches a CSS attribute and nothing else of the
+page. So the light palette is audited with every rule, and the dark one with the rules about colour
+(axe's colour rules at level AA: ``color-contrast`` and ``link-in-text-block``); the rest would audit the
+same markup twice. The print page is audited at the desktop width only: it is the page Chromium
+prints on A4, and its content is that of the pages, which are audited at both widths.
+
 Beside axe, one check of our own runs in the same page: every image and figure has a text
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
 context opens; axe's own ``svg-img-alt`` only looks at ``role="img"``).
@@ -33,10 +39,17 @@ SCHEMES = {"light": "light", "dark": "dark"}  # prefers-color-scheme; Material f
 MATERIAL_SCHEME = {"light": "default", "dark": "slate"}
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 AT_ONCE = 2  # pages rendered and audited side by side in one context
+PRINT_PAGE = "print_page.html"
+
+# axe.run options per palette (see above); violations only, which is also what keeps axe fast.
+RULES = {
+    "light": {"resultTypes": ["violations"]},
+    "dark": {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}},
+}
 
 # Starts axe on the page; the result (reduced to what a failure message needs) is collected later.
-_START = """() => {
-  window.__audit = axe.run(document, {resultTypes: ["violations"]}).then(result => result.violations.map(v => ({
+_START = """options => {
+  window.__audit = axe.run(document, options).then(result => result.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => ({target: n.target.join(" "), summary: (n.failureSummary || "").split("\\n").slice(1, 2).join("").trim()})),
   })))
@@ -109,9 +122,16 @@ def _wait_for_width(page, width: str) -> None:
 STEPS = [("desktop", None), ("phone", lambda page: _wait_for_width(page, "phone"))]
 
 
-def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = True) -> dict[tuple[str, str], dict]:
+def widths_of(path: str) -> list[str]:
+    """The widths a page is audited at."""
+    return ["desktop"] if path == PRINT_PAGE else list(WIDTHS)
+
+
+def audit_pages(
+    context, root: str, paths: list[str], axe: str, rules: dict, wait: bool = True
+) -> dict[tuple[str, str], dict]:
     """{(width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}} in the
-    context's palette.
+    context's palette, axe run with the options ``rules``.
 
     Each page is loaded once, at the desktop width, rendered and audited; then narrowed to the
     phone width (Material's layout follows the width through CSS media queries, and the site's
@@ -135,11 +155,12 @@ def audit_pages(context, root: str, paths: list[str], axe: str, wait: bool = Tru
                 page.add_style_tag(content=_NO_MOTION)
                 page.add_script_tag(content=axe)
             for width, step in STEPS:
-                for _, page in batch:
+                now = [(path, page) for path, page in batch if width in widths_of(path)]
+                for _, page in now:
                     if step is not None:
                         step(page)
-                    page.evaluate(_START)
-                for path, page in batch:
+                    page.evaluate(_START, rules)
+                for path, page in now:
                     results[width, path] = _collect(page)
         finally:
             for _, page in batch:
@@ -167,7 +188,12 @@ def main(site: Path) -> None:
         for scheme in SCHEMES:
             context = new_context(browser, scheme)
             results = audit_pages(
-                context, site.resolve().as_uri() + "/", site_pages(site), axe, wait="--no-wait" not in sys.argv
+                context,
+                site.resolve().as_uri() + "/",
+                site_pages(site),
+                axe,
+                {"resultTypes": ["violations"]},  # every rule in both palettes, to see everything
+                wait="--no-wait" not in sys.argv,
             )
             context.close()
             for (width, path), result in results.items():
