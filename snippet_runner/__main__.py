@@ -7,7 +7,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from snippet_runner import approval, site
+from snippet_runner import approval
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 
@@ -80,16 +80,19 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("site", help="build site/ atomically (keeps the old site if the build fails)")
     build.add_argument("--site-dir", type=Path, default=Path("site"))
+    build.add_argument("--force", action="store_true", help="build even if nothing changed since the last build")
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
     args = parser.parse_args(argv)
+    if args.command == "site":
+        from snippet_runner import site
+
+        return site.main(args.config_file, args.site_dir, force=args.force)
     try:
         project = Project.load(args.config_file)
     except SnippetError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    if args.command == "site":
-        return site.build(project, args.site_dir, args.config_file)
     return accept(project, args.snippets)
 
 

@@ -153,9 +153,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         log.info(drawing.STATS.line())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
-            folder = self.project.cache_dir.parent
-            written = report.write(folder, self.engine.records, shown, self.project.snippets_name)
-            log.info(f"Execution report (each snippet's page, run time, memory, output): {written}")
+            report.write(Path(config.site_dir), self.engine.records, shown, self.project.snippets_name)
+            log.info(f"Execution report (each snippet's page, run time, memory, output): {report.NAME} in the site")
         if not self.serving:
             self._close()
 

@@ -2,9 +2,12 @@
 cost, as one page, as sphinx-gallery's "computation times" page does for its examples. Slowest
 first, so an author sees what to trim.
 
-It is written beside the cache (``.cache/execution-report.html``), not into ``site/``: it describes
-one build on one machine (what ran, how long it took), and ``site/`` must be the same bytes from the
-same commit, however warm the cache was. A small standalone HTML page, with no theme and no links.
+It is written into the site, as ``execution-report.html`` at its root, outside the navigation, the
+search index and the sitemap, marked ``noindex``: authors find it where they look at the build
+(``make site`` prints its path; ``make serve`` serves it). It is the one file of ``site/`` that is
+not the same bytes from one build of a commit to the next: it is that build's log (what ran, what
+came from the cache, how long each took), so the reproducibility test names it as its only
+exception. A small standalone HTML page, with no theme and no links.
 """
 
 from __future__ import annotations

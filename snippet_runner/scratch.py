@@ -70,9 +70,10 @@ class ScratchProject:
         )
         return done.returncode, done.stdout, done.stderr
 
-    def build(self, **env: str) -> tuple[int, str]:
-        """``make site``: the atomic build, PDF included when the project asks for one."""
-        return self.run("-m", "snippet_runner", "site", **env)
+    def build(self, *, force: bool = False, **env: str) -> tuple[int, str]:
+        """``make site``: the atomic build, PDF included when the project asks for one; with
+        nothing changed since the last, no build (``unchanged.py``) unless ``force``."""
+        return self.run("-m", "snippet_runner", "site", *(["--force"] if force else []), **env)
 
     def start_build(self, **popen: object) -> subprocess.Popen:
         """``make site`` started in the background (its output in ``.stdout``), for the tests of

@@ -10,7 +10,11 @@ skipped and how to get it.
 
 Two builds of the same commit give the same bytes (tests/test_reproducible.py): the build's date is
 the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
-bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten.
+bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten. (One file
+is a build's own log and differs: the execution report, ``site/execution-report.html``.)
+
+With nothing changed since the build that made the ``site/`` in place, no build runs at all
+(``unchanged.py`` says how that is decided); ``--force`` builds anyway.
 """
 
 from __future__ import annotations
@@ -25,20 +29,53 @@ import sys
 import tempfile
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import click
 
-from snippet_runner import chromium, reuse
-from snippet_runner.project import Project
+from snippet_runner import chromium, report, reuse, unchanged
+from snippet_runner.errors import SnippetError
+
+if TYPE_CHECKING:
+    from snippet_runner.project import Project
 
 
-def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml")) -> int:
+def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force: bool = False) -> int:
+    """``python -m snippet_runner site``: build unless ``site_dir`` already is what a build would write."""
+    root = config.resolve().parent
+    epoch = source_date_epoch(root)
+    key = unchanged.inputs_key(root, site_dir, epoch)
+    if not force and unchanged.is_current(root, site_dir, key):
+        print(
+            f"{site_dir.name}/ is up to date: nothing it is built from has changed since the build that made it"
+            f" (inputs key {key[:12]}), so nothing was rebuilt. `python -m snippet_runner site --force` builds anyway."
+        )
+        return 0
+    from snippet_runner.project import Project  # MkDocs' configuration: only when building
+
+    try:
+        project = Project.load(config)
+    except SnippetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    unchanged.forget(root, site_dir)
+    code = build(project, site_dir, config, epoch)
+    if code == 0:
+        unchanged.remember(root, site_dir, key)
+    return code
+
+
+def build(
+    project: Project, site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml"), epoch: int | None = None
+) -> int:
     site_dir = site_dir.resolve()
     staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
     umask = os.umask(0)
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
     previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` is handled like Ctrl-C
-    epoch = source_date_epoch(config.resolve().parent)
+    if epoch is None:
+        epoch = source_date_epoch(config.resolve().parent)
     if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
         os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
     code, why = 1, "failed"
@@ -59,6 +96,8 @@ def build(project: Project, site_dir: Path = Path("site"), config: Path = Path("
     _keep_unchanged(staging, site_dir)
     _swap_in(staging, site_dir)
     print(f"Site built into {site_dir.name}/")
+    if (site_dir / report.NAME).is_file():
+        print(f"Execution report (what ran, what came from the cache, and what each cost): {site_dir.name}/{report.NAME}")
     return 0
 
 

@@ -7,6 +7,8 @@ No test here times anything: each checks the behaviour that makes a build cheap.
 
 from __future__ import annotations
 
+from snippet_runner.scratch import MINIMAL_CONFIG
+
 MATERIAL_WITH_PDF = """
 site_name: scratch
 theme:
@@ -103,11 +105,37 @@ def test_every_build_writes_an_execution_report_slowest_first(scratch):
     code, log = scratch.build()
     assert code == 0, log
     assert "Execution report (each snippet's page, run time, memory, output):" in log
-    report = (scratch.root / ".cache" / "execution-report.html").read_text()
+    assert (
+        "Execution report (what ran, what came from the cache, and what each cost): site/execution-report.html" in log
+    )
+    report = (scratch.root / "site" / "execution-report.html").read_text()
     assert report.index("page/slow.py") < report.index("page/hello.py")  # slowest first
     assert "<td>docs/index.md</td>" in report
     assert report.count("<td>ran</td>") == 2
-    assert not (scratch.root / "site" / "execution-report.html").exists()  # site/ is the same every build
-    assert scratch.build()[0] == 0
-    report = (scratch.root / ".cache" / "execution-report.html").read_text()
+    assert scratch.build(force=True)[0] == 0
+    report = (scratch.root / "site" / "execution-report.html").read_text()
     assert report.count("<td>cache</td>") == 2
+
+
+def test_a_build_with_nothing_changed_is_skipped_and_any_changed_input_builds(scratch):
+    assert scratch.build()[0] == 0
+    code, log = scratch.build()
+    assert code == 0 and "site/ is up to date" in log and "snippets:" not in log, log  # no MkDocs at all
+    changes = {
+        "a page": lambda: scratch.write("docs/index.md", "# Page\n\nNew prose.\n\n{{ run page/hello.py }}\n"),
+        "a snippet and its approved output": lambda: (
+            scratch.write("snippets/page/hello.py", "print('hello again')\n"),
+            scratch.write("snippets/page/hello.out", "hello again\n"),
+        ),
+        "mkdocs.yml": lambda: scratch.write("mkdocs.yml", MINIMAL_CONFIG + "site_description: changed\n"),
+        "a file of site/ edited by hand": lambda: (scratch.root / "site" / "index.html").write_text("edited"),
+        "a file of site/ deleted": lambda: (scratch.root / "site" / "404.html").unlink(),
+    }
+    for what, change in changes.items():
+        change()
+        code, log = scratch.build()
+        assert code == 0 and "Site built into site/" in log, f"{what}: {log}"
+        assert "up to date" in scratch.build()[1], what
+    code, log = scratch.build(SNIPPETS_APPROVAL="strict")  # the environment a build reads is an input too
+    assert code == 0 and "Site built into site/" in log, log
+    assert "Site built into site/" in scratch.build(force=True)[1]

@@ -44,7 +44,10 @@ PRINT_PAGE = "print_page.html"
 # axe.run options per palette (see above); violations only, which is also what keeps axe fast.
 RULES = {
     "light": {"resultTypes": ["violations"]},
-    "dark": {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}},
+    "dark": {
+        "resultTypes": ["violations"],
+        "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
+    },
 }
 
 # Starts axe on the page; the result (reduced to what a failure message needs) is collected later.
