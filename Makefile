@@ -37,8 +37,8 @@ $(ASSETS): package-lock.json
 	cp node_modules/axe-core/axe.min.js $(TEST_VENDOR)/
 	touch $@
 
-serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning
-	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning (no print page: make site)
+	$(PY) -m snippet_runner serve --dev-addr 127.0.0.1:8000
 
 site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replaces the old site only if all succeeds)
 	$(PY) -m snippet_runner site

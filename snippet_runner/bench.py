@@ -7,7 +7,8 @@ and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines 
 
 * (c) cold ``make site`` (empty caches, PDF printed)  target c <= 1.5 x (a + b + compute) + PDF print
 * (d) warm ``make site``, nothing changed, PDF too    target d <= 1.5 x a
-* (e) ``make serve``: a snippet edited, from the file write until the served page shows the new
+  (no build runs: unchanged.py; also shown, for information, a forced build with every step reused)
+* (e) ``make serve`` (no print page): a snippet edited, from the file write until the served page shows the new
   output over HTTP                                   target e <= 1.5 x a + the snippet's own run time
 * (f) the same for an edit of a page's prose         target f <= 1.5 x a
 * (p) printing the PDF: Chromium's render wait, its print, and reading the page count back
@@ -140,7 +141,7 @@ def serve_edits(project: ScratchProject, snippet: Path, page: Path, url_path: st
     served over HTTP shows the change) an edit of ``snippet`` and an edit of ``page``'s prose."""
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{port}"],  # `make serve`
         cwd=project.root,
         env=ENV,
         stdout=subprocess.DEVNULL,
@@ -189,6 +190,7 @@ def chapter(root: Path, repeat: int) -> None:
             colds.append((seconds, compute, printed))
         c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
         d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
+        forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
         e, f = serve_edits(
             project,
             project.root / "snippets" / "chain_rule" / "autograd_check.py",
@@ -202,7 +204,8 @@ def chapter(root: Path, repeat: int) -> None:
     print(
         f"(c) cold make site, empty caches            {c:6.2f} s   snippets' compute {compute:.2f} s, PDF print {printed:.2f} s"
     )
-    print(f"(d) warm make site, nothing changed         {d:6.2f} s")
+    print(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
+    print(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
     print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
     print(f"(f) make serve, a page's prose edited       {f:6.2f} s")
     print(f"(p) printing the PDF: {p}")

@@ -35,6 +35,7 @@ snippet) draws nothing either.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -136,6 +137,7 @@ def _prefix(rel: str, number: int) -> str:
     return "pic-" + re.sub(r"[^A-Za-z0-9]+", "-", rel.removesuffix(".py")).strip("-") + f"-{number}"
 
 
+@functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _versions() -> str:
     found = []
     for name in ("graphviz", "matplotlib"):

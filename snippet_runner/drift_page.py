@@ -17,6 +17,7 @@ call them.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections import defaultdict
@@ -211,6 +212,7 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+@functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _torch_version() -> str:
     try:
         return metadata.version("torch")

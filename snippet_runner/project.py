@@ -141,6 +141,11 @@ class Project:
         return self.cache_dir.parent / "pdf"
 
     @property
+    def template_cache_dir(self) -> Path:
+        """Jinja's compiled theme templates (``mkdocs_plugin.on_env``), beside the snippet cache."""
+        return self.cache_dir.parent / "templates"
+
+    @property
     def snippets_name(self) -> str:
         """The snippets folder as messages name it (``snippets``)."""
         return self.shown_path(self.snippets_dir)
