@@ -78,14 +78,18 @@ def serve(config: Path, mkdocs_args: list[str]) -> int:
     """``mkdocs serve`` for authors: every page as ``make site`` builds it, but not the print page
     (the PDF's source, which only ``make site`` prints): combining every page into it costs 0.6 s
     of each rebuild, a third of the time between saving a file and seeing it. Set
-    ``SNIPPETS_PRINT_PAGE=true`` to preview it anyway."""
+    ``SNIPPETS_PRINT_PAGE=true`` to preview it anyway.
+
+    And ``--dirty``: after an edit MkDocs renders again only the pages that changed, and the
+    plugin (``_forget_changed_pages``) adds those whose snippets' results changed, and all of them
+    when a setting, the theme or the drift records did; Material's search merges the new entries."""
     import os
 
     from mkdocs.__main__ import cli
 
     os.environ.setdefault("SNIPPETS_PRINT_PAGE", "false")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    return cli.main(args=["serve", "--config-file", str(config), *mkdocs_args], prog_name="mkdocs")
+    return cli.main(args=["serve", "--dirty", "--config-file", str(config), *mkdocs_args], prog_name="mkdocs")
 
 
 def main(argv: list[str] | None = None) -> int:

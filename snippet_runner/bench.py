@@ -79,6 +79,8 @@ class _Dumper(yaml.SafeDumper):
 
 
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _tagged)
+# MkDocs' `!ENV [NAME, default]`: the baseline keeps none of the settings that use it; read the default.
+_Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
 _Dumper.add_representer(_Tagged, lambda dumper, value: dumper.represent_scalar(value.tag, str(value)))
 
 

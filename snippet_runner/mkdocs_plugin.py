@@ -18,6 +18,7 @@ the outputs) is also given to templates as ``config.extra.build_info``; the PDF'
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -50,10 +51,15 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.project: Project | None = None
         self.serving = False
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
+        self.dirty = False
+        self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
         self.serving = command == "serve"
+        self.dirty = dirty
+        if self.serving and dirty:
+            logging.getLogger("mkdocs.commands.build").addFilter(_tracked_dirty_build)
 
     def on_config(self, config):
         self.project = Project.from_config(config, self.config)
@@ -99,27 +105,46 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             return nav
         order = [page.file for page in nav.pages]
         errors = []
+        digests = {"": _site_wide_digest(config)}
         rel = self.project.build_info
         if rel:
             try:
                 config.extra["build_info"] = self.engine.run(rel).output.strip()
+                digests[""] += config.extra["build_info"]
             except SnippetError as error:
                 errors.append(error.on_page("mkdocs.yml (snippet-runner build_info)"))
         for file in self._reading_order(order, files):
             name = self.project.shown_path(self.project.docs_dir / file.src_uri)
             try:
                 if file.src_uri in self.notebooks:
-                    self.engine.run(self.notebooks[file.src_uri])
+                    digests[file.src_uri] = _digest([self.engine.run(self.notebooks[file.src_uri])])
                 elif file.src_uri.endswith(".md"):
                     markdown, _ = get_data(file.content_string)
-                    run_all(markdown, name, self.engine)
+                    digests[file.src_uri] = _digest(run_all(markdown, name, self.engine).values())
             except SetupError as error:
                 raise PluginError(str(error)) from None
             except SnippetError as error:
                 errors.append(error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error)
         if errors:
             raise PluginError(str(combined(errors))) from None
+        if self.serving and self.dirty:
+            self._forget_changed_pages(files, digests)
+        self.page_digests = digests
         return nav
+
+    def _forget_changed_pages(self, files, digests: dict[str, str]) -> None:
+        """``mkdocs serve --dirty`` (what ``make serve`` runs) renders again only the pages whose
+        source file is newer than their HTML. A page whose snippet, approved output or picture
+        changed has an unchanged source, and a generated notebook is rewritten only when its page
+        is rendered: so remove the HTML of every page whose snippets now show something else, and
+        of every page if something all pages show changed (mkdocs.yml, the theme overrides, the
+        drift records, the build info), and MkDocs renders exactly those again."""
+        if not self.page_digests:
+            return  # the first build of the session renders everything
+        everything = digests[""] != self.page_digests.get("")
+        for file in files.documentation_pages():
+            if everything or digests.get(file.src_uri) != self.page_digests.get(file.src_uri):
+                Path(file.abs_dest_path).unlink(missing_ok=True)
 
     @staticmethod
     def _reading_order(in_nav: list, files) -> list:
@@ -174,6 +199,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self._close()
 
     def on_shutdown(self):
+        logging.getLogger("mkdocs.commands.build").removeFilter(_tracked_dirty_build)
         self._close()
 
     def _close(self) -> None:
@@ -181,3 +207,35 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+
+
+def _digest(outcomes) -> str:
+    """What a page's snippets show: code, outputs, raised error, verdict, pictures."""
+    shown = [(o.snippet.source, o.outputs, o.error, o.verdict, o.pictures) for o in outcomes]
+    return hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
+
+
+def _site_wide_digest(config) -> str:
+    """What every page shows beyond its own source: the settings, the theme's overrides, and the
+    drift records behind each page's "which PyTorch" line."""
+    digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
+    root = Path(config.config_file_path).parent
+    drift = config.plugins.get("snippet-drift")
+    for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
+        if folder and Path(folder).is_dir():
+            for path in sorted(Path(folder).rglob("*")):
+                if path.is_file():
+                    digest.update(path.as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _tracked_dirty_build(record: logging.LogRecord) -> bool:
+    """MkDocs warns on every ``--dirty`` build that pages not rendered again may show stale
+    navigation and links, and strict mode (mkdocs.yml) turns that warning into a failed build.
+    Here every page that shows anything changed is rendered again (``_forget_changed_pages``),
+    and every page when mkdocs.yml, which holds the navigation, changed; so it is said as an
+    info line instead, and a real warning still fails the rebuild."""
+    if record.levelno == logging.WARNING and str(record.msg).startswith("A 'dirty' build is being performed"):
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.msg = "Dirty build: rendering again the pages whose source, snippets or settings changed"
+    return True

@@ -100,9 +100,10 @@ class ScratchProject:
 class Serving:
     """One ``mkdocs serve`` session: :meth:`rebuild` is what it does after every edit."""
 
-    def __init__(self, root: Path, site_dir: Path):
+    def __init__(self, root: Path, site_dir: Path, dirty: bool = False):
         self.config_file = str(root / "mkdocs.yml")
         self.site_dir = str(site_dir)
+        self.dirty = dirty  # `make serve` serves with --dirty
         self.config = None
         self.plugin = None
 
@@ -112,18 +113,18 @@ class Serving:
 
         self.config = load_config(self.config_file, site_dir=self.site_dir)
         if self.plugin is None:
-            self.config.plugins.on_startup(command="serve", dirty=False)
+            self.config.plugins.on_startup(command="serve", dirty=self.dirty)
         self.plugin = self.config.plugins["snippet-runner"]
-        build(self.config)
+        build(self.config, dirty=self.dirty)
         return self.plugin
 
 
 @contextmanager
-def serving(root: Path, site_dir: Path) -> Iterator[Serving]:
+def serving(root: Path, site_dir: Path, dirty: bool = False) -> Iterator[Serving]:
     """Serve ``root`` into ``site_dir`` (from ``root`` as the working folder, like ``make serve``)."""
     previous = os.getcwd()
     os.chdir(root)
-    session = Serving(root, site_dir)
+    session = Serving(root, site_dir, dirty)
     try:
         yield session
     finally:

@@ -116,6 +116,28 @@ def test_serve_watches_snippets_and_reuses_one_warm_worker_across_rebuilds(scrat
         assert "hello, edited" in html and "Output not yet approved" in html
 
 
+def test_a_dirty_serve_renders_again_exactly_the_pages_whose_snippets_or_settings_changed(scratch):
+    """`make serve` serves with --dirty: MkDocs renders again only pages whose Markdown changed;
+    the plugin adds the pages whose snippets now show something else, and every page when a
+    setting changed."""
+    scratch.write("docs/other.md", "# Other\n\nNo snippet here.\n")
+    served_dir = scratch.root / "served"
+    stamp = lambda: {p: (served_dir / p).stat().st_mtime_ns for p in ("index.html", "other/index.html")}  # noqa: E731
+    with serving(scratch.root, served_dir, dirty=True) as served:
+        served.rebuild()
+        first = stamp()
+        scratch.write("snippets/page/hello.py", "print('hello, edited')\n")  # index.md itself is unchanged
+        served.rebuild()
+        assert "hello, edited" in (served_dir / "index.html").read_text()
+        second = stamp()
+        assert second["index.html"] != first["index.html"] and second["other/index.html"] == first["other/index.html"]
+        served.rebuild()  # nothing changed: nothing rendered
+        assert stamp() == second
+        scratch.write("mkdocs.yml", (scratch.root / "mkdocs.yml").read_text() + "site_description: new\n")
+        served.rebuild()
+        assert all(stamp()[p] != second[p] for p in second), "a setting changed: every page is rendered"
+
+
 def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
     scratch.write("snippets/page/hello.py", "print('hello, accepted')\n")
     code, log = scratch.accept()
