@@ -142,9 +142,19 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if not self.page_digests:
             return  # the first build of the session renders everything
         everything = digests[""] != self.page_digests.get("")
-        for file in files.documentation_pages():
-            if everything or digests.get(file.src_uri) != self.page_digests.get(file.src_uri):
-                Path(file.abs_dest_path).unlink(missing_ok=True)
+        changed = [
+            file
+            for file in files.documentation_pages()
+            if everything or digests.get(file.src_uri) != self.page_digests.get(file.src_uri)
+        ]
+        for file in changed:
+            Path(file.abs_dest_path).unlink(missing_ok=True)
+        if everything:
+            log.info("Dirty build: the settings, theme or drift records changed, so every page is rendered again")
+        elif changed:
+            log.info(
+                f"Dirty build: rendering again the pages whose snippets changed: {', '.join(f.src_uri for f in changed)}"
+            )
 
     @staticmethod
     def _reading_order(in_nav: list, files) -> list:
@@ -225,7 +235,7 @@ def _site_wide_digest(config) -> str:
         if folder and Path(folder).is_dir():
             for path in sorted(Path(folder).rglob("*")):
                 if path.is_file():
-                    digest.update(path.as_posix().encode() + path.read_bytes())
+                    digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

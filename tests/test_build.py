@@ -121,6 +121,9 @@ def test_a_dirty_serve_renders_again_exactly_the_pages_whose_snippets_or_setting
     the plugin adds the pages whose snippets now show something else, and every page when a
     setting changed."""
     scratch.write("docs/other.md", "# Other\n\nNo snippet here.\n")
+    scratch.write("overrides/main.html", '{% extends "base.html" %}\n')
+    config = (scratch.root / "mkdocs.yml").read_text()
+    scratch.write("mkdocs.yml", config.replace("theme: mkdocs", "theme:\n  name: mkdocs\n  custom_dir: overrides"))
     served_dir = scratch.root / "served"
     stamp = lambda: {p: (served_dir / p).stat().st_mtime_ns for p in ("index.html", "other/index.html")}  # noqa: E731
     with serving(scratch.root, served_dir, dirty=True) as served:
@@ -131,6 +134,7 @@ def test_a_dirty_serve_renders_again_exactly_the_pages_whose_snippets_or_setting
         assert "hello, edited" in (served_dir / "index.html").read_text()
         second = stamp()
         assert second["index.html"] != first["index.html"] and second["other/index.html"] == first["other/index.html"]
+        served.config_file = "mkdocs.yml"  # as `mkdocs serve` reloads it: by the path it was given
         served.rebuild()  # nothing changed: nothing rendered
         assert stamp() == second
         scratch.write("mkdocs.yml", (scratch.root / "mkdocs.yml").read_text() + "site_description: new\n")
