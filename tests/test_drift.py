@@ -7,8 +7,10 @@ errors and changed error messages, exactly as it would under another release.
 
 import json
 import os
+import shutil
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -55,16 +57,23 @@ FILES = {
 }
 
 
-@pytest.fixture
-def project(tmp_path):
-    """The shared throwaway project (snippet_runner/scratch.py), with the files above."""
-    project = ScratchProject(tmp_path / "project")
+@pytest.fixture(scope="module")
+def accepted(tmp_path_factory) -> Path:
+    """The files above, with boom.py's real output (its traceback) approved, as `make accept`
+    would: made once per module (and worker), then copied for each test."""
+    project = ScratchProject(tmp_path_factory.mktemp("drift") / "project")
     for rel, text in {**FILES, "mkdocs.yml": CONFIG}.items():
         project.write(rel, text)
-    project.html = lambda page: (project.root / "site" / page).read_text()
-    # approve boom.py's real output (its traceback), as `make accept` would
     code, log = project.accept("other/boom.py")
     assert code == 0, log
+    return project.root
+
+
+@pytest.fixture
+def project(accepted, tmp_path):
+    """A fresh copy of the throwaway project (snippet_runner/scratch.py) for one test."""
+    project = ScratchProject(shutil.copytree(accepted, tmp_path / "project", symlinks=True))
+    project.html = lambda page: (project.root / "site" / page).read_text()
     return project
 
 
