@@ -89,7 +89,7 @@ def serve(config: Path, mkdocs_args: list[str]) -> int:
 
     os.environ.setdefault("SNIPPETS_PRINT_PAGE", "false")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    return cli.main(args=["serve", "--dirty", "--config-file", str(config), *mkdocs_args], prog_name="mkdocs")
+    return cli.main(args=["serve", "--dirty", "--config-file", str(config.resolve()), *mkdocs_args], prog_name="mkdocs")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -107,7 +107,9 @@ def _mkdocs_build(config: Path, site_dir: Path) -> int:
     from mkdocs.__main__ import cli
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    args = ["build", "--strict", "--config-file", str(config), "--site-dir", str(site_dir)]
+    # By its absolute path, as `mkdocs build` and `mkdocs serve` name it: the theme's templates are
+    # then the same files to Jinja's bytecode cache (mkdocs_plugin.on_env) whichever command built.
+    args = ["build", "--strict", "--config-file", str(config.resolve()), "--site-dir", str(site_dir)]
     try:
         cli.main(args=args, prog_name="mkdocs", standalone_mode=False)
     except click.ClickException as error:

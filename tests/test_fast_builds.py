@@ -43,7 +43,7 @@ def test_an_unchanged_pdf_is_not_printed_again_and_a_changed_one_is(scratch):
     assert "PDF written to site/pdf/scratch.pdf" in log
     first = (scratch.root / "site" / "pdf" / "scratch.pdf").read_bytes()
 
-    code, log = scratch.build()
+    code, log = scratch.build(force=True)
     assert code == 0, log
     assert "PDF unchanged (same print page, assets and Chromium): reused" in log
     assert "PDF written" not in log
@@ -66,7 +66,7 @@ def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     assert "Converting notebook" in log
     fresh = page.read_bytes()
 
-    code, log = scratch.build()
+    code, log = scratch.build(force=True)
     assert code == 0, log
     assert "Converting notebook" not in log and "Cache hit" in log
     assert page.read_bytes() == fresh
@@ -76,7 +76,7 @@ def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(scratch):
     assert scratch.build()[0] == 0
     for entry in (scratch.root / ".cache" / "snippets").rglob("*.json"):
         entry.write_text('{"outputs": ["wrong output\\n"], "id"')  # truncated mid-write
-    code, log = scratch.build()
+    code, log = scratch.build(force=True)  # the cache is not an input: nothing else changed
     assert code == 0, log
     assert "discarded an unreadable cache entry for page/hello.py" in log
     assert "snippets: 1 run, 0 from cache" in log
@@ -94,7 +94,7 @@ def test_two_builds_at_once_do_not_corrupt_each_other(scratch):
     html = (scratch.root / "site" / "index.html").read_text()
     assert all(f"{i * i}" in html for i in range(8))
     assert not list(scratch.root.glob("site.*"))
-    code, log = scratch.build()
+    code, log = scratch.build(force=True)
     assert code == 0 and "snippets: 0 run, 8 from cache" in log, log  # the cache is whole
 
 

@@ -17,6 +17,7 @@ import pytest
 from .audit import (
     MATERIAL_SCHEME,
     PRINT_PAGE,
+    REPORT,
     RULES,
     SCHEMES,
     WIDTHS,
@@ -137,3 +138,23 @@ def test_a_notebook_code_block_that_scrolls_can_be_reached_and_scrolled_with_the
         page.wait_for_function("el => el.scrollLeft > 0", arg=target, timeout=5_000)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_execution_report_passes_axe_with_every_rule(browser, built_site, axe, width):
+    """The one page of the site without the theme: the build's report for authors."""
+    html = (built_site / REPORT).read_text(encoding="utf-8")
+    assert '<html lang="en">' in html
+    page = browser.new_page(viewport=WIDTHS[width])
+    try:
+        page.goto((built_site / REPORT).as_uri())
+        page.add_script_tag(content=axe)
+        violations = page.evaluate("() => axe.run(document).then(r => r.violations)")
+    finally:
+        page.close()
+    assert page_rows(html) > 50, "the report lists every snippet"
+    assert [v["id"] for v in violations if v["impact"] in FAILING_IMPACTS] == []
+
+
+def page_rows(html: str) -> int:
+    return html.count("<tr>") - 1
