@@ -147,16 +147,35 @@ class Printed:
     prints: int = 1  # Chromium prints it took: 1, unless the contents' numbers needed another
 
 
-def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Printed:
+class Laps(dict):
+    """Seconds spent in each step of a print, by name (for ``make bench``): ``lap(name)`` adds the
+    time since the previous lap to ``name``."""
+
+    def __init__(self):
+        super().__init__()
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self[name] = self.get(name, 0.0) + now - self._last
+        self._last = now
+
+
+def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: Laps | None = None) -> Printed:
     """Print ``print_page`` (an HTML file) to ``pdf_path``; raise RuntimeError if it does not render.
-    With ``epoch`` (seconds), the PDF's dates are that time and its bytes are the same every print."""
+    With ``epoch`` (seconds), the PDF's dates are that time and its bytes are the same every print.
+    ``laps``, if given, is filled with the time each step took."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from pypdf import PdfReader
 
     started = time.perf_counter()
+    laps = Laps() if laps is None else laps
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     with chromium.launch() as browser:
-        page = browser.new_page()
+        laps.lap("launch")
+        # Laid out from the start as it prints (the paper's width, print media), so the page is not
+        # laid out for a screen first and then again for paper, and its scripts do no work for a screen.
+        page = browser.new_page(viewport=_A4_CONTENT_PX)
+        page.emulate_media(media="print")
         page.goto(print_page.resolve().as_uri(), wait_until="load")
         try:
             page.wait_for_function(RENDERED, timeout=RENDER_TIMEOUT_MS)
@@ -165,15 +184,18 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Pri
                 f"{print_page.name} did not finish rendering in {RENDER_TIMEOUT_MS / 1000:g} s: "
                 f"{page.evaluate(_MISSING)}"
             ) from None
+        laps.lap("load and render")
         page.evaluate(_OPEN_DETAILS)
-        page.emulate_media(media="print")
         _link_pages_inside_the_pdf(page)
         _let_tall_blocks_break(page)
         metadata = _metadata_from_cover(page)
-        numbered, prints = _number_the_contents(page, pdf_path, epoch)
-    set_metadata(pdf_path, **metadata, writer=numbered)  # one update: the numbers and the metadata
+        laps.lap("prepare")
+        reader, numbers, prints = _number_the_contents(page, pdf_path, epoch, laps)
+    laps.lap("close")
+    set_metadata(pdf_path, **metadata, reader=reader, changed=numbers)  # one update: numbers and metadata
+    laps.lap("pypdf")
     seconds = time.perf_counter() - started
-    return Printed(pdf_path, len(PdfReader(pdf_path).pages), pdf_path.stat().st_size, seconds, prints)
+    return Printed(pdf_path, len(reader.pages), pdf_path.stat().st_size, seconds, prints)
 
 
 def _print(page, path: Path, *, final: bool) -> None:
@@ -208,11 +230,8 @@ def _toc_targets(page) -> list[str]:
         .map(a => a.getAttribute('href').slice(1))""")
 
 
-def _pages_of(pdf_path: Path, names: list[str]) -> dict[str, int]:
+def _pages_of(reader, names: list[str]) -> dict[str, int]:
     """The 1-based page each named destination (a link target id) lands on, for those that exist."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(pdf_path)
     dests = reader.named_destinations
     out = {}
     for name in names:
@@ -222,25 +241,34 @@ def _pages_of(pdf_path: Path, names: list[str]) -> dict[str, int]:
     return out
 
 
-def _number_the_contents(page, pdf_path: Path, epoch: int | None, attempts: int = 3):
+def _number_the_contents(page, pdf_path: Path, epoch: int | None, laps: Laps, attempts: int = 3):
     """Print once with placeholders in the contents' number boxes, then write each entry's page
-    number over its placeholder. Returns a pypdf writer holding that edit as an incremental update
-    (not yet written, so that the metadata joins the same update) or None, and how many prints it
-    took: 1, unless the PDF could not be edited safely; then the numbers go into the page and it is
-    printed again. With ``epoch``, each print is made reproducible before anything reads it."""
+    number over its placeholder. Returns a pypdf reader of the print, the content streams that carry
+    the numbers (object number -> new stream, for the update ``set_metadata`` appends), and how many
+    prints it took: 1, unless the PDF could not be edited safely; then the numbers go into the page
+    and it is printed again. With ``epoch``, each print is made reproducible before it is read."""
+    from pypdf import PdfReader
+
     targets = _toc_targets(page)
     page.evaluate(_NUMBER_TOC, {target: PLACEHOLDER for target in targets})
+    laps.lap("prepare")
     _print_final(page, pdf_path, epoch)
-    numbers = _pages_of(pdf_path, targets)
-    writer = _write_numbers_into_pdf(pdf_path, [numbers.get(target) for target in targets])
-    if writer is not None:
-        return writer, 1
+    laps.lap("print")
+    reader = PdfReader(pdf_path)
+    numbers = _pages_of(reader, targets)
+    streams = _write_numbers_into_pdf(reader, [numbers.get(target) for target in targets])
+    laps.lap("pypdf")
+    if streams is not None:
+        return reader, streams, 1
     for prints in range(2, attempts + 2):  # the old way: write them into the page, print again
         page.evaluate(_NUMBER_TOC, numbers)
         _print_final(page, pdf_path, epoch)
-        printed = _pages_of(pdf_path, targets)
+        laps.lap("print")
+        reader = PdfReader(pdf_path)
+        printed = _pages_of(reader, targets)
+        laps.lap("pypdf")
         if printed == numbers:
-            return None, prints
+            return reader, {}, prints
         numbers = printed
     raise RuntimeError(f"the table of contents' page numbers did not settle in {attempts} prints")
 
@@ -270,24 +298,24 @@ _BFCHAR = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]{4})>")
 _BFRANGE = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]{4})>")
 
 
-def _write_numbers_into_pdf(pdf_path: Path, numbers: list[int | None], search_pages: int = 20):
-    """A pypdf writer (incremental, not yet written) with the placeholders in the contents' sheets
-    replaced, in order, by ``numbers`` (None: no number). None if the placeholders found are not
-    exactly one per number, a number is wider than the placeholder, or a font lacks a digit."""
-    from pypdf import PdfWriter
-    from pypdf.generic import StreamObject
+def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int = 20) -> dict | None:
+    """New content streams for the contents' sheets of the PDF ``reader`` reads (object number ->
+    stream), with the placeholders replaced, in order, by ``numbers`` (None: no number). None if
+    the placeholders found are not exactly one per number, a number is wider than the placeholder,
+    a font lacks a digit, or a sheet's content is not one stream."""
+    from pypdf.generic import IndirectObject, StreamObject
 
     if any(n is not None and len(str(n)) > len(PLACEHOLDER) for n in numbers):
         return None
-    writer = PdfWriter(pdf_path, incremental=True)
     left = list(numbers)
-    edited = []
-    for page in writer.pages[:search_pages]:
+    edited = {}
+    for page in reader.pages[:search_pages]:
         if not left:
             break
-        contents = page.get_contents()
-        if contents is None:
-            continue
+        reference = page.get("/Contents")
+        if not isinstance(reference, IndirectObject) or not isinstance(reference.get_object(), StreamObject):
+            return None
+        contents = reference.get_object()
         fonts = {
             str(name).encode(): _digits_of(font.get_object()) for name, font in page["/Resources"]["/Font"].items()
         }
@@ -296,14 +324,12 @@ def _write_numbers_into_pdf(pdf_path: Path, numbers: list[int | None], search_pa
             return None
         if replaced:
             left = left[replaced:]
-            edited.append((page, data))
+            stream = StreamObject()
+            stream.set_data(data)
+            edited[reference.idnum] = stream.flate_encode()
     if left or not edited:
         return None
-    for page, data in edited:
-        stream = StreamObject()
-        stream.set_data(data)
-        page.replace_contents(stream.flate_encode())
-    return writer
+    return edited
 
 
 def _replace_placeholders(data: bytes, fonts: dict, numbers: list[int | None]) -> tuple[bytes, int | None]:
@@ -426,26 +452,79 @@ def _metadata_from_cover(page) -> dict[str, str]:
 
 
 def set_metadata(
-    pdf_path: Path, *, title: str, author: str = "", subject: str = "", keywords: str = "", writer=None
+    pdf_path: Path,
+    *,
+    title: str,
+    author: str = "",
+    subject: str = "",
+    keywords: str = "",
+    reader=None,
+    changed: dict | None = None,
 ) -> None:
     """Write the document information (title, author, subject, keywords) into ``pdf_path``.
 
     Chromium sets only /Title, from the print page's <title> ("Print Site - ..."). This appends an
     incremental update that replaces the information dictionary and changes nothing else: the
     outline, the structure tags and the links Chromium wrote stay byte for byte as they were.
-    An empty value is left out. ``writer``: an incremental pypdf writer on ``pdf_path`` that already
-    holds other edits, written out with these (one update: two in a row would reuse an object number).
+    An empty value is left out. ``changed`` (object number -> new object, e.g. the contents' numbered
+    streams) joins the same update; ``reader``, a pypdf reader of ``pdf_path``, saves reading it again.
     """
-    from pypdf import PdfWriter
+    from pypdf import PdfReader
+    from pypdf.generic import DictionaryObject, NameObject, create_string_object
 
-    if not title and writer is None:
-        return
-    writer = writer or PdfWriter(pdf_path, incremental=True)
-    info = {"/Title": title, "/Author": author, "/Subject": subject, "/Keywords": keywords}
+    changed = dict(changed or {})
+    reader = reader or PdfReader(pdf_path)
     if title:
-        writer.add_metadata({key: value for key, value in info.items() if value})
-    with open(pdf_path, "wb") as out:
-        writer.write(out)
+        reference = reader.trailer.raw_get("/Info")
+        info = DictionaryObject(reference.get_object())
+        for key, value in {"/Title": title, "/Author": author, "/Subject": subject, "/Keywords": keywords}.items():
+            if value:
+                info[NameObject(key)] = create_string_object(value)
+        changed[reference.idnum] = info
+    if changed:
+        append_update(pdf_path, reader, changed)
+
+
+_STARTXREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF\s*$")
+
+
+def append_update(pdf_path: Path, reader, changed: dict) -> None:
+    """Append an incremental update to ``pdf_path`` that replaces the objects ``changed`` (object
+    number -> new pypdf object, which pypdf writes out) and nothing else.
+
+    pypdf's own incremental writer first copies every object of the file (23,000 here, about two
+    seconds) to find what changed; here we know what changed. An update is those objects, a
+    cross-reference section giving their offsets, and a trailer pointing back at the previous one
+    (ISO 32000-1, 7.5.6): Chromium's file ends in a classic cross-reference table, and so does this.
+    """
+    import io
+
+    from pypdf.generic import DictionaryObject, NameObject, NumberObject
+
+    data = pdf_path.read_bytes()
+    previous = _STARTXREF.search(data)
+    if previous is None:
+        raise RuntimeError(f"{pdf_path.name} does not end with startxref/%%EOF; not updated")
+    out = io.BytesIO()
+    out.write(b"\n")
+    offsets = {}
+    for number in sorted(changed):
+        offsets[number] = len(data) + out.tell()
+        out.write(b"%d 0 obj\n" % number)
+        changed[number].write_to_stream(out)
+        out.write(b"\nendobj\n")
+    xref = len(data) + out.tell()
+    out.write(b"xref\n0 1\n0000000000 65535 f \n")  # the free list's head, as readers expect first
+    for number in sorted(changed):
+        out.write(b"%d 1\n%010d 00000 n \n" % (number, offsets[number]))
+    trailer = DictionaryObject({NameObject(k): v for k, v in reader.trailer.items() if k not in ("/Prev", "/XRefStm")})
+    trailer[NameObject("/Size")] = NumberObject(max(int(reader.trailer["/Size"]), max(changed) + 1))
+    trailer[NameObject("/Prev")] = NumberObject(int(previous.group(1)))
+    out.write(b"trailer\n")
+    trailer.write_to_stream(out)
+    out.write(b"\nstartxref\n%d\n%%%%EOF\n" % xref)
+    with open(pdf_path, "ab") as file:
+        file.write(out.getvalue())
 
 
 # -- reproducible bytes ---------------------------------------------------------------------------
