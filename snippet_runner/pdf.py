@@ -129,20 +129,10 @@ _NUMBER_TOC = """(numbers) => {
   }
 }"""
 
-# Each sheet's number, in the bottom margin: a CSS page-margin box of the print page itself. (The
-# footer_template of page.pdf would do the same by loading a small page for every sheet: 128 of them,
-# half a second of the print.)
-_FOOTER = """@page {
-  @bottom-center {
-    content: counter(page) " / " counter(pages);
-    font-family: "DejaVu Sans", sans-serif;
-    font-size: 9px;
-    color: #555;
-    vertical-align: bottom;  /* where page.pdf's footer_template put it: 16.4 pt above the edge */
-    line-height: 12px;
-    padding-bottom: 19px;
-  }
-}"""
+_FOOTER = (
+    "<div style=\"width:100%; font-size:9px; color:#555; text-align:center; font-family:'DejaVu Sans', sans-serif\">"
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
 
 
 _MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
@@ -196,7 +186,6 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
             ) from None
         laps.lap("load and render")
         page.evaluate(_OPEN_DETAILS)
-        page.add_style_tag(content=_FOOTER)
         _link_pages_inside_the_pdf(page)
         _let_tall_blocks_break(page)
         metadata = _metadata_from_cover(page)
@@ -217,7 +206,12 @@ def _print(page, path: Path, *, final: bool) -> None:
         print_background=True,
         outline=final,  # a bookmark per heading: sections, pages and their sections
         tagged=final,  # an accessible, structured PDF (Chromium builds the outline from that structure)
-        # no running title (the cover has it, bookmarks find pages); the page numbers: _FOOTER
+        display_header_footer=True,
+        header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
+        # The page numbers. A CSS page-margin box would save loading this small page for every sheet
+        # (about 0.4 s), but Chromium writes a margin box's text before the sheet's own, so a
+        # sheet's text would begin with its number.
+        footer_template=_FOOTER,
     )
 
 
