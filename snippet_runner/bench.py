@@ -231,16 +231,23 @@ def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
     from snippet_runner import pdf
 
     print_page = site / "print_page.html"
+    old_page = print_page_as_before(print_page)
     runs: dict[str, list[pdf.Laps]] = {"old": [], "new": []}
     pages = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(repeat):
-            for way in ("old", "new") if i % 2 == 0 else ("new", "old"):
-                laps = pdf.Laps()
-                out = Path(tmp) / f"{way}.pdf"
-                printed = (old_print_pdf if way == "old" else pdf.print_pdf)(print_page, out, 0, laps)
-                runs[way].append(laps)
-                pages[way] = (printed.pages, printed.prints)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(repeat):
+                for way in ("old", "new") if i % 2 == 0 else ("new", "old"):
+                    laps = pdf.Laps()
+                    out = Path(tmp) / f"{way}.pdf"
+                    if way == "old":
+                        printed = old_print_pdf(old_page, out, 0, laps)
+                    else:
+                        printed = pdf.print_pdf(print_page, out, 0, laps)
+                    runs[way].append(laps)
+                    pages[way] = (printed.pages, printed.prints)
+    finally:
+        old_page.unlink(missing_ok=True)
     lines, totals = [], {}
     for way, label in (("old", "old: draft print + print again"), ("new", "new: one print, numbers into the PDF")):
         steps = {name: statistics.median(laps.get(name, 0.0) for laps in runs[way]) for name in runs[way][0]}
@@ -250,6 +257,35 @@ def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
     ratio = totals["new"] / totals["old"]
     lines.append(f"    new / old = {ratio:.2f} (median of {repeat} each, alternating)")
     return PdfBreakdown("\n".join(lines), ratio)
+
+
+def print_page_as_before(print_page: Path) -> Path:
+    """The print page as it was before the print-page hook kept one copy of mkdocs-jupyter's
+    stylesheet (``print_page.py``): the kept copy put back into every other notebook's section,
+    where mkdocs-jupyter had put it (after the notebook's code-highlighting styles). Written beside
+    the print page, so that its relative links resolve the same; the caller removes it."""
+    import re
+
+    html = print_page.read_text(encoding="utf-8")
+    big = [m for m in re.finditer(r"<style\b[^>]*>.*?</style>", html, re.S) if len(m.group(0)) >= 10_000]
+    out = print_page.with_name(".print_page.as-before.html")
+    if len(big) != 1:
+        out.write_text(html, encoding="utf-8")
+        return out
+    style = big[0].group(0)
+    sections = [m.start() for m in re.finditer(r'<section class="print-page" id="[^"]+"', html)]
+    owner = max(start for start in sections if start < big[0].start())
+    anchor = html[owner : big[0].start()]
+    anchor = anchor[anchor.rfind("</style>") :]  # what precedes it in its notebook's section
+    pieces, done = [], 0
+    for start, end in zip(sections, sections[1:] + [len(html)], strict=True):
+        at = html.find(anchor, start, end)
+        if start == owner or at < 0 or "jupyter-wrapper" not in html[start:end]:
+            continue
+        pieces += [html[done : at + len(anchor)], style]
+        done = at + len(anchor)
+    out.write_text("".join(pieces) + html[done:], encoding="utf-8")
+    return out
 
 
 def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps) -> object:
