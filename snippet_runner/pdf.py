@@ -319,8 +319,9 @@ def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int
         if not isinstance(reference, IndirectObject) or not isinstance(reference.get_object(), StreamObject):
             return None
         contents = reference.get_object()
+        resources = page.get("/Resources") or {}
         fonts = {
-            str(name).encode(): _digits_of(font.get_object()) for name, font in page["/Resources"]["/Font"].items()
+            str(name).encode(): _digits_of(font.get_object()) for name, font in (resources.get("/Font") or {}).items()
         }
         data, replaced = _replace_placeholders(contents.get_data(), fonts, left)
         if replaced is None:
@@ -330,8 +331,11 @@ def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int
             stream = StreamObject()
             stream.set_data(data)
             edited[reference.idnum] = stream.flate_encode()
+            last = (data, fonts)
     if left or not edited:
         return None
+    if _replace_placeholders(*last, [None])[1] != 0:
+        return None  # a placeholder left over: some text was taken for one, so the count is off
     return edited
 
 
