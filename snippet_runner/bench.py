@@ -11,7 +11,10 @@ and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines 
 * (e) ``make serve`` (no print page): a snippet edited, from the file write until the served page shows the new
   output over HTTP                                   target e <= 1.5 x a + the snippet's own run time
 * (f) the same for an edit of a page's prose         target f <= 1.5 x a
-* (p) printing the PDF: Chromium's render wait, its print, and reading the page count back
+* (p) printing the PDF, step by step (launch, load and render, prepare, print, pypdf), the way
+  ``pdf.py`` prints it and the way it printed before it wrote the contents' numbers into the PDF
+  (``old_print_pdf``: a draft print, then the numbers written into the page and a second print),
+  side by side, and the ratio of the two                 target new / old <= 0.5
 
 ``--scale`` generates 1,000 synthetic snippets over 100 pages and runs them cold on every core:
 the engine's cost beyond the snippets' own compute per snippet (target <= 2 ms), and the workers'
@@ -34,6 +37,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -199,7 +203,7 @@ def chapter(root: Path, repeat: int) -> None:
             project.root / "docs" / "chain-rule.md",
             "chain-rule.html",
         )
-        p = pdf_breakdown(project.root / "site")
+        p = pdf_breakdown(project.root / "site", repeat)
 
     print(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
     print(f"(b) python -c 'import torch'                {b:6.2f} s")
@@ -210,40 +214,136 @@ def chapter(root: Path, repeat: int) -> None:
     print(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
     print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
     print(f"(f) make serve, a page's prose edited       {f:6.2f} s")
-    print(f"(p) printing the PDF: {p}")
+    print(f"(p) printing the PDF:\n{p.text}")
     print()
     _verdict("c / (1.5 (a+b+compute) + print)", c / (1.5 * (a + b + compute) + printed), 1.0)
     _verdict("d / a", d / a, 1.5)
     _verdict("e / a", e / a, 1.5, note="plus the snippet's own run time, a few ms")
     _verdict("f / a", f / a, 1.5)
+    _verdict("p: new print / old print", p.ratio, 0.5)
 
 
-def pdf_breakdown(site: Path) -> str:
-    """Where printing the PDF spends its time: waiting for the page, Chromium's print, pypdf."""
-    from pypdf import PdfReader
+@dataclass
+class PdfBreakdown:
+    text: str
+    ratio: float
+
+
+def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
+    """Where printing the PDF spends its time, step by step, printed the old way and the new way
+    from the same print page, alternately, ``repeat`` times each: the median of each step, and the
+    ratio of the median totals (both under the same load on a shared machine)."""
+    from snippet_runner import pdf
+
+    print_page = site / "print_page.html"
+    old_page = print_page_as_before(print_page)
+    runs: dict[str, list[pdf.Laps]] = {"old": [], "new": []}
+    pages = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(repeat):
+                for way in ("old", "new") if i % 2 == 0 else ("new", "old"):
+                    laps = pdf.Laps()
+                    out = Path(tmp) / f"{way}.pdf"
+                    if way == "old":
+                        printed = old_print_pdf(old_page, out, 0, laps)
+                    else:
+                        printed = pdf.print_pdf(print_page, out, 0, laps)
+                    runs[way].append(laps)
+                    pages[way] = (printed.pages, printed.prints)
+    finally:
+        old_page.unlink(missing_ok=True)
+    lines, totals = [], {}
+    for way, label in (("old", "old: draft print + print again"), ("new", "new: one print, numbers into the PDF")):
+        steps = {name: statistics.median(laps.get(name, 0.0) for laps in runs[way]) for name in runs[way][0]}
+        totals[way] = statistics.median(sum(laps.values()) for laps in runs[way])
+        shown = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in steps.items())
+        lines.append(f"    {label:40s} {totals[way]:6.2f} s  ({shown}; {pages[way][0]} pages, {pages[way][1]} prints)")
+    ratio = totals["new"] / totals["old"]
+    lines.append(f"    new / old = {ratio:.2f} (median of {repeat} each, alternating)")
+    return PdfBreakdown("\n".join(lines), ratio)
+
+
+def print_page_as_before(print_page: Path) -> Path:
+    """The print page as it was before the print-page hook kept one copy of mkdocs-jupyter's
+    stylesheet (``print_page.py``): the kept copy put back into every other notebook's section,
+    where mkdocs-jupyter had put it (after the notebook's code-highlighting styles). Written beside
+    the print page, so that its relative links resolve the same; the caller removes it."""
+    import re
+
+    html = print_page.read_text(encoding="utf-8")
+    big = [m for m in re.finditer(r"<style\b[^>]*>.*?</style>", html, re.S) if len(m.group(0)) >= 10_000]
+    out = print_page.with_name(".print_page.as-before.html")
+    if len(big) != 1:
+        out.write_text(html, encoding="utf-8")
+        return out
+    style = big[0].group(0)
+    sections = [m.start() for m in re.finditer(r'<section class="print-page" id="[^"]+"', html)]
+    owner = max(start for start in sections if start < big[0].start())
+    anchor = html[owner : big[0].start()]
+    anchor = anchor[anchor.rfind("</style>") :]  # what precedes it in its notebook's section
+    pieces, done = [], 0
+    for start, end in zip(sections, sections[1:] + [len(html)], strict=True):
+        at = html.find(anchor, start, end)
+        if start == owner or at < 0 or "jupyter-wrapper" not in html[start:end]:
+            continue
+        pieces += [html[done : at + len(anchor)], style]
+        done = at + len(anchor)
+    out.write_text("".join(pieces) + html[done:], encoding="utf-8")
+    return out
+
+
+def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps) -> object:
+    """The PDF as pdf.py printed it before it wrote the contents' numbers into the PDF, step for
+    step, for ``make bench`` to compare with: the page laid out for a screen, then for paper; a
+    draft print to find each entry's page; the numbers written into the page and a second, final
+    print; the dates made reproducible; and the metadata written with pypdf's incremental writer."""
+    from pypdf import PdfReader, PdfWriter
 
     from snippet_runner import chromium, pdf
 
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "out.pdf"
-        started = time.perf_counter()
-        with chromium.launch() as browser:
-            launched = time.perf_counter()
-            page = browser.new_page()
-            page.goto((site / "print_page.html").as_uri(), wait_until="load")
-            page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
-            rendered = time.perf_counter()
-            page.emulate_media(media="print")
-            page.pdf(path=str(out), format="A4", outline=True, tagged=True, print_background=True)
-            printed = time.perf_counter()
-        closed = time.perf_counter()
-        pages = len(PdfReader(out).pages)
-        counted = time.perf_counter()
-    return (
-        f"launch {launched - started:.2f} s, load and render {rendered - launched:.2f} s,"
-        f" print {printed - rendered:.2f} s, close {closed - printed:.2f} s, pypdf page count"
-        f" {counted - closed:.2f} s ({pages} pages)"
-    )
+    started = time.perf_counter()
+    with chromium.launch() as browser:
+        laps.lap("launch")
+        page = browser.new_page()
+        page.goto(print_page.resolve().as_uri(), wait_until="load")
+        page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
+        laps.lap("load and render")
+        page.evaluate(pdf._OPEN_DETAILS)
+        page.emulate_media(media="print")
+        pdf._link_pages_inside_the_pdf(page)
+        pdf._let_tall_blocks_break(page)
+        metadata = pdf._metadata_from_cover(page)
+        targets = pdf._toc_targets(page)
+        laps.lap("prepare")
+        draft = pdf_path.with_name(pdf_path.stem + ".draft.pdf")
+        pdf._print(page, draft, final=False)
+        laps.lap("print")
+        numbers = pdf._pages_of(PdfReader(draft), targets)
+        draft.unlink()
+        laps.lap("pypdf")
+        prints = 1
+        while True:
+            page.evaluate(pdf._NUMBER_TOC, numbers)
+            laps.lap("prepare")
+            pdf._print(page, pdf_path, final=True)
+            prints += 1
+            laps.lap("print")
+            printed = pdf._pages_of(PdfReader(pdf_path), targets)
+            laps.lap("pypdf")
+            if printed == numbers or prints > 4:
+                break
+            numbers = printed
+    laps.lap("close")
+    if epoch is not None:
+        pdf.make_reproducible(pdf_path, epoch)
+    writer = PdfWriter(pdf_path, incremental=True)
+    writer.add_metadata({f"/{key.title()}": value for key, value in metadata.items() if value})
+    with open(pdf_path, "wb") as out:
+        writer.write(out)
+    count = len(PdfReader(pdf_path).pages)
+    laps.lap("pypdf")
+    return pdf.Printed(pdf_path, count, pdf_path.stat().st_size, time.perf_counter() - started, prints)
 
 
 def _verdict(name: str, value: float, target: float, note: str = "") -> None:

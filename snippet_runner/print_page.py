@@ -14,6 +14,12 @@ section that is repeated on the print page, or that a rewritten link there point
 prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. Nothing else changes.
 We edit the written file with regular expressions rather than an HTML parser, like print-site
 itself, so the rest of its bytes stay exactly as the plugin wrote them.
+
+The hook also keeps one copy of each large stylesheet the print page repeats: mkdocs-jupyter puts
+its whole stylesheet (574 KB) inline into every notebook page, so the print page carried it six
+times, 3.5 MB of its 4.6 MB. Every style change makes the browser match every copy's rules again:
+the six copies cost a second of Chromium's time to print the PDF (``pdf.py``). The *last* copy is
+kept: where identical rules compete, the last one wins, so the page is styled exactly as before.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ _PAGE_SECTION = re.compile(r'<section class="print-page" id="([^"]+)"')
 _ID = re.compile(r'(\sid=")([^"]+)(")')
 _NAME = re.compile(r'(<a\b[^>]*?\sname=")([^"]+)(")')
 _HREF = re.compile(r'\shref="#([^"]+)"')
+_STYLE = re.compile(r"<style\b[^>]*>.*?</style>", re.S)
+LARGE_STYLESHEET = 10_000  # characters: notebook stylesheets, not a picture's few rules
 
 
 def on_post_build(config, **kwargs) -> None:
@@ -48,9 +56,28 @@ def on_post_build(config, **kwargs) -> None:
         return
     html = path.read_text(encoding="utf-8")
     fixed, renamed = unique_ids(html)
-    if renamed:
+    fixed, dropped = last_copy_of_stylesheets(fixed)
+    if renamed or dropped:
         path.write_text(fixed, encoding="utf-8")
+    if renamed:
         log.info(f"print page: {renamed} repeated or unlinked ids given their page's prefix")
+    if dropped:
+        log.info(f"print page: {dropped} repeated copies of large stylesheets left out (the last copy kept)")
+
+
+def last_copy_of_stylesheets(html: str) -> tuple[str, int]:
+    """The page without the earlier copies of each large ``<style>`` element it repeats verbatim,
+    and how many it left out."""
+    blocks = [m for m in _STYLE.finditer(html) if len(m.group(0)) >= LARGE_STYLESHEET]
+    last = {m.group(0): m.start() for m in blocks}
+    out, done, dropped = [], 0, 0
+    for m in blocks:
+        if last[m.group(0)] != m.start():
+            out.append(html[done : m.start()])
+            done = m.end()
+            dropped += 1
+    out.append(html[done:])
+    return "".join(out), dropped
 
 
 def unique_ids(html: str) -> tuple[str, int]:

@@ -403,3 +403,17 @@ def test_links_to_notebook_pages_stay_inside_the_pdf(pdf):
         if "/A" in a.get_object()
     ]
     assert not [u for u in uris if u.startswith("file:") or u.endswith(".ipynb")], uris
+
+
+def test_make_bench_prints_the_old_way_from_the_print_page_as_it_was(built_site, tmp_path):
+    """``make bench`` compares the print with the one before the print page lost its repeated
+    notebook stylesheets: the page it rebuilds for that must be the old one, which the hook's
+    pass turns back into today's. (On a copy: the built site must stay as built.)"""
+    from snippet_runner import bench
+    from snippet_runner.print_page import last_copy_of_stylesheets
+
+    today = (built_site / "print_page.html").read_text(encoding="utf-8")
+    (tmp_path / "print_page.html").write_text(today, encoding="utf-8")
+    old = bench.print_page_as_before(tmp_path / "print_page.html").read_text(encoding="utf-8")
+    assert len(old) > 2 * len(today)
+    assert last_copy_of_stylesheets(old) == (today, 5)
