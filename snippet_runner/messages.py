@@ -83,6 +83,7 @@ class Ready:
     """The worker has imported its preloads and takes requests."""
 
     import_seconds: float
+    import_cpu_seconds: float = 0.0  # the worker's CPU time until then (make bench --scale subtracts it)
 
 
 @dataclass(frozen=True)

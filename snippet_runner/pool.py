@@ -135,6 +135,7 @@ class Runner:
         self._done: dict[int, RunResult | Death] = {}
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
+        self.import_cpu_seconds: float | None = None
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
@@ -221,6 +222,7 @@ class Runner:
             self._check_deadline(process)
         elif isinstance(message, Ready):
             self.import_seconds = message.import_seconds
+            self.import_cpu_seconds = message.import_cpu_seconds
         elif isinstance(message, PreloadFailed):
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):
