@@ -73,7 +73,12 @@ class _Process:
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
-            [python or sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
+            # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
+            # if the worker is killed
+            [
+                *(python or sys.executable, "-m", "snippet_runner.worker"),
+                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
+            ],
             stdin=subprocess.PIPE,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -76,11 +76,12 @@ class Sandbox:
     its inode, be built once here; the child only calls ``landlock_restrict_self`` on it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, inside: str | None = None) -> None:
+        self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
         self._make()
 
     def _make(self) -> None:
-        self.scratch = Path(tempfile.mkdtemp(prefix="snippet-"))
+        self.scratch = Path(tempfile.mkdtemp(prefix="snippet-", dir=self._inside))
         self._as_made = _owner(os.stat(self.scratch))
         writable = (str(self.scratch), *WRITABLE_ALWAYS)
         self._guard = _Guard(writable)
@@ -100,24 +101,26 @@ class Sandbox:
             # The snippet must not hold the worker's ruleset: rules it added would bind the next child.
             os.close(self._ruleset_fd)
 
-    def clean(self) -> None:
+    def clean(self) -> bool:
         """Empty the scratch folder for the next snippet; call it only once no process of the
         last one is left. The usual case, nothing left, costs two system calls. A folder that
-        cannot be put back as it was (its mode changed, an entry that will not go) is replaced."""
+        cannot be put back as it was (its mode changed, an entry that will not go) is replaced,
+        and then True is returned: a process forked before holds the old one and must not run."""
         try:
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
-                return
+                return False
             for entry in os.scandir(self.scratch):
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)
                 else:
                     os.unlink(entry.path)
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
-                return
+                return False
         except OSError:
             pass
         self.close()
         self._make()
+        return True
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -1,6 +1,7 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.pool` as ``python -m snippet_runner.worker RESULT_FD PRELOAD``. It
+Started by :mod:`snippet_runner.pool` as ``python -m snippet_runner.worker RESULT_FD PRELOAD FOLDER``
+(the pool's temporary folder, where the snippets' scratch folder goes). It
 reads one request per line on stdin and answers on ``RESULT_FD`` (a pipe of its own, because file
 descriptors 1 and 2 belong to the snippets while they run); :mod:`snippet_runner.messages` says
 what the lines hold.
@@ -51,18 +52,67 @@ _real_exit = os._exit  # a snippet may replace os._exit; the child always ends t
 PR_SET_CHILD_SUBREAPER = 36
 
 
+class _Forked:
+    """A child forked ahead of its request, waiting for it on a pipe.
+
+    Forking (copying the worker's page tables) and the child's own start (Python's after-fork
+    work, and the page faults of its first steps) cost about 3 ms; the next child does them while
+    the current one runs, instead of after it. It is still a fork of the pristine worker, and it
+    takes its request, so touches the scratch folder, the capture file and the dump, only after the
+    previous snippet is settled. Until then it has only made itself a process group."""
+
+    def __init__(self, terminal: Terminal, box: sandbox.Sandbox, inherited: tuple[int, ...] = ()):
+        request_r, request_w = os.pipe()
+        result_r, result_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            for fd in (request_w, result_r, *inherited):  # the pipes of the child running now
+                os.close(fd)
+            _child(terminal, box, request_r, result_w)  # never returns
+        os.close(request_r)
+        os.close(result_w)
+        self.pid, self.request_fd, self.result_fd = pid, request_w, result_r
+
+    def start(self, request: RunRequest) -> bool:
+        """Hand it its request; False if it is gone (a snippet may signal any process of its user)."""
+        try:
+            os.write(self.request_fd, (messages.dumps(request) + "\n").encode())
+            return True
+        except BrokenPipeError:
+            return False
+        finally:
+            os.close(self.request_fd)
+
+    def discard(self) -> None:
+        os.close(self.result_fd)
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+_ready: _Forked | None = None  # the next snippet's process, forked ahead
+
+
 def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) -> str:
     """Run ``request`` in a child process; return its result (or death) as one JSON line.
 
     The result is returned as soon as the child has written it, while the child is still tearing
     down its copy of the address space, so the build gets it that much sooner; the caller must
     :func:`settle` before the next snippet runs."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        _child(request, terminal, box, write_fd)  # never returns
-    os.close(write_fd)
+    global _ready
+    child, _ready = _ready or _Forked(terminal, box), None
+    if not child.start(request):
+        child.discard()
+        child = _Forked(terminal, box)
+        child.start(request)
+    _ready = _Forked(terminal, box, inherited=(child.result_fd,))
+    pid, read_fd = child.pid, child.result_fd
     try:
         line, timed_out = _read_line(read_fd, request.timeout + GRACE_SECONDS)
     except BaseException:  # interrupted (Ctrl-C): take the child down with us
@@ -95,40 +145,68 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
 def settle(box: sandbox.Sandbox) -> None:
     """Make sure nothing of the last snippet is left before the next one runs: its process reaped
     (so whatever it started and left its group is re-parented to us, and killed), and its scratch
-    folder emptied. The wait is the child's exit, tearing down its address space (about 2 ms with
-    the huge pages of :func:`_prepare_for_forks`, 5 ms without); the worker has already sent the
-    result by then."""
+    folder emptied. The wait is the child's exit, tearing down its address space; the worker has
+    already sent the result by then."""
     for pid in list(_exiting):
         try:
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass
         _exiting.discard(pid)
-    _kill_orphans()
-    box.clean()
+    global _ready
+    _kill_orphans(spare=_ready.pid if _ready is not None else None)
+    if box.clean() and _ready is not None:  # a new scratch folder: the child forked ahead has the old one
+        _ready.discard()
+        _ready = None
 
 
-def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result_fd: int) -> None:
+def shut_down(box: sandbox.Sandbox) -> None:
+    global _ready
+    if _ready is not None:
+        _ready.discard()
+        _ready = None
+    settle(box)
+    box.close()
+
+
+def _child(terminal: Terminal, box: sandbox.Sandbox, request_fd: int, result_fd: int) -> None:
     status = 0
+    request = None
     try:
         os.setpgid(0, 0)  # its own process group: whatever it starts can be killed with it
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
         sys.stdin = open(0, closefd=False)
+        request = _read_request(request_fd)
+        if request is None:  # the worker is gone, or shutting down: this child was never needed
+            _real_exit(0)
         with open(request.dump, "w") as dump:
             box.confine(request.memory, request.output)
             result = run_request(request, terminal, dump)
         # One line, newline-terminated: the worker reads up to the newline, not to EOF, which only
-        # comes once this process has torn down its address space (about 5 ms for torch).
+        # comes once this process has torn down its address space.
         data = (messages.dumps(result) + "\n").encode()
         while data:
             data = data[os.write(result_fd, data) :]
     except BaseException:  # noqa: BLE001 - reported as a death with this stack
         status = 70
-        with open(request.dump, "a") as dump:
-            dump.write("The snippet runner failed in the child process:\n" + traceback.format_exc())
+        if request is not None:
+            with open(request.dump, "a") as dump:
+                dump.write("The snippet runner failed in the child process:\n" + traceback.format_exc())
     finally:
         _real_exit(status)
+
+
+def _read_request(fd: int) -> RunRequest | None:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            os.close(fd)
+            return messages.loads(b"".join(chunks))
 
 
 def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
@@ -238,10 +316,10 @@ def _kill_group(pid: int) -> None:
 _exiting: set[int] = set()  # finished children, killed, not yet reaped
 
 
-def _kill_orphans() -> None:
+def _kill_orphans(spare: int | None = None) -> None:
     """Processes the snippet started that left its group were re-parented to us: end them.
-    The worker starts no processes of its own, so every child it has is such an orphan (the
-    snippet's own process is reaped before this runs)."""
+    The worker starts no processes of its own, so every child it has, but the next snippet's
+    (``spare``), is such an orphan (the snippet's own process is reaped before this runs)."""
     me = os.getpid()
     try:
         fd = os.open(f"/proc/{me}/task/{me}/children", os.O_RDONLY)
@@ -252,6 +330,8 @@ def _kill_orphans() -> None:
     finally:
         os.close(fd)
     for pid in map(int, listed):
+        if pid == spare:
+            continue
         try:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
@@ -337,10 +417,12 @@ def main() -> None:
             return
     _warm_up()
     terminal = Terminal()
-    box = sandbox.Sandbox()
+    box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None)
     _prepare_for_forks()
     ready = Ready(import_seconds=time.perf_counter() - started, import_cpu_seconds=time.process_time())
     results.write(messages.dumps(ready) + "\n")
+    global _ready
+    _ready = _Forked(terminal, box)  # the first snippet's process, ready before its request
     try:
         for line in sys.stdin:
             request = messages.loads(line)
@@ -348,8 +430,7 @@ def main() -> None:
             results.write(run_forked(request, terminal, box) + "\n")
             settle(box)
     finally:
-        settle(box)
-        box.close()
+        shut_down(box)
 
 
 if __name__ == "__main__":
