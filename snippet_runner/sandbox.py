@@ -101,26 +101,24 @@ class Sandbox:
             # The snippet must not hold the worker's ruleset: rules it added would bind the next child.
             os.close(self._ruleset_fd)
 
-    def clean(self) -> bool:
+    def clean(self) -> None:
         """Empty the scratch folder for the next snippet; call it only once no process of the
         last one is left. The usual case, nothing left, costs two system calls. A folder that
-        cannot be put back as it was (its mode changed, an entry that will not go) is replaced,
-        and then True is returned: a process forked before holds the old one and must not run."""
+        cannot be put back as it was (its mode changed, an entry that will not go) is replaced."""
         try:
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
-                return False
+                return
             for entry in os.scandir(self.scratch):
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)
                 else:
                     os.unlink(entry.path)
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
-                return False
+                return
         except OSError:
             pass
         self.close()
         self._make()
-        return True
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

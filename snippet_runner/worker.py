@@ -49,10 +49,13 @@ only once the child has torn down its address space.
 * **Read to the newline, not to EOF**: EOF only comes after the child has torn down its address
   space; the result is sent on at once, and the worker reaps the child (:func:`settle`) before the
   next snippet runs, so no process of one snippet ever overlaps the next one's run.
-* **Forked ahead** (:class:`_Forked`): the next snippet's process is forked, and gets through
-  Python's after-fork work, while the current one runs; it takes its request once the current one
-  is settled. That takes about 3 ms off each snippet's wall time when a core is free; it saves no
-  CPU.
+* **Not forked ahead**: forking the next snippet's process while the current one runs (so that it
+  takes its request, already past ``fork()`` and Python's after-fork work, once the current one is
+  settled) was built and tested (branch ``fork-overhead-prefork``). It saves no CPU, and with every
+  core busy, as in a cold build with a worker per core, it showed no gain in wall time either
+  (medians 7.2 ms against 7.3 ms of overhead per snippet, ``make bench-scale``; with one worker the
+  runs were too noisy to tell apart), while a snippet could then signal the process meant for the
+  next one. Left out.
 * **Prepared once**: the Landlock ruleset and the scratch folder (:class:`sandbox.Sandbox`),
   emptied between snippets; ``gc.freeze()``, so a collection in a child does not visit, and copy,
   the worker's objects.
@@ -63,7 +66,7 @@ What remains is mostly page faults: every page a child writes is copied (Python 
 counts into every object it touches, so even a small snippet writes about 800 pages), every page of
 torch's code it runs is mapped again, and on this VM a fault costs several microseconds. That is
 about 8 ms of CPU a snippet, beyond the snippet's own work; on two cores shared by two workers and the
-build, ``make bench --scale`` cannot report the 2 ms overhead per snippet asked for (see its figures).
+build, ``make bench-scale`` cannot report the 2 ms overhead per snippet asked for (see its figures).
 Faults are the price of the isolation a fork gives, and the ways around them are not ours to take:
 file-backed huge pages for torch's code need a kernel built with ``READ_ONLY_THP_FOR_FS`` (this one
 is not), and Python 3.12's immortal objects would spare the reference-count writes of shared objects.
@@ -95,83 +98,25 @@ _real_exit = os._exit  # a snippet may replace os._exit; the child always ends t
 PR_SET_CHILD_SUBREAPER = 36
 
 
-class _Forked:
-    """A child forked ahead of its request, waiting for it on a pipe.
-
-    Forking (copying the worker's page tables) and the child's own start (Python's after-fork
-    work, and the page faults of its first steps) cost about 3 ms; the next child does them while
-    the current one runs, instead of after it. It is still a fork of the pristine worker, and it
-    takes its request, so touches the scratch folder, the capture file and the dump, only after the
-    previous snippet is settled. Until then it has only made itself a process group."""
-
-    def __init__(self, terminal: Terminal, box: sandbox.Sandbox, inherited: tuple[int, ...] = ()):
-        request_r, request_w = os.pipe()
-        result_r, result_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            for fd in (request_w, result_r, *inherited):  # the pipes of the child running now
-                os.close(fd)
-            _child(terminal, box, request_r, result_w)  # never returns
-        os.close(request_r)
-        os.close(result_w)
-        self.pid, self.request_fd, self.result_fd = pid, request_w, result_r
-
-    def start(self, request: RunRequest) -> bool:
-        """Hand it its request; False if it is gone (a snippet may signal any process of its user)."""
-        try:
-            os.write(self.request_fd, (messages.dumps(request) + "\n").encode())
-            return True
-        except BrokenPipeError:
-            return False
-        finally:
-            os.close(self.request_fd)
-
-    def discard(self) -> None:
-        try:
-            os.close(self.result_fd)
-        except OSError:
-            pass
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
-
-
-_ready: _Forked | None = None  # the next snippet's process, forked ahead
-
-
 def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) -> str:
     """Run ``request`` in a child process; return its result (or death) as one JSON line.
 
     The result is returned as soon as the child has written it, while the child is still tearing
     down its copy of the address space, so the build gets it that much sooner; the caller must
     :func:`settle` before the next snippet runs."""
-    global _ready
-    child, _ready = _ready or _Forked(terminal, box), None
-    took, line, timed_out = False, b"", False
-    for last_try in (False, True):
-        if child.start(request):
-            if _ready is None:
-                _ready = _Forked(terminal, box, inherited=(child.result_fd,))
-            try:
-                took, line, timed_out = _read_result(child.result_fd, request.timeout + GRACE_SECONDS)
-            except BaseException:  # interrupted (Ctrl-C): take the child down with us
-                _kill_group(child.pid)
-                child.discard()
-                raise
-            if took or timed_out or last_try:
-                break
-        # It died before it took the request: the snippet before may signal any process of its
-        # user, and its signal may land while this one is still exiting. A fresh one runs it.
-        child.discard()
-        child = _Forked(terminal, box)
-    pid = child.pid
-    os.close(child.result_fd)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child(request, terminal, box, write_fd)  # never returns
+    os.close(write_fd)
+    try:
+        line, timed_out = _read_line(read_fd, request.timeout + GRACE_SECONDS)
+    except BaseException:  # interrupted (Ctrl-C): take the child down with us
+        _kill_group(pid)
+        raise
+    finally:
+        os.close(read_fd)
     _kill_group(pid)  # the child, and whatever it started that is still in its group
     if line and not timed_out:
         try:
@@ -205,61 +150,31 @@ def settle(box: sandbox.Sandbox) -> None:
         except ChildProcessError:
             pass
         _exiting.discard(pid)
-    global _ready
-    _kill_orphans(spare=_ready.pid if _ready is not None else None)
-    if box.clean() and _ready is not None:  # a new scratch folder: the child forked ahead has the old one
-        _ready.discard()
-        _ready = None
+    _kill_orphans()
+    box.clean()
 
 
-def shut_down(box: sandbox.Sandbox) -> None:
-    global _ready
-    if _ready is not None:
-        _ready.discard()
-        _ready = None
-    settle(box)
-    box.close()
-
-
-def _child(terminal: Terminal, box: sandbox.Sandbox, request_fd: int, result_fd: int) -> None:
+def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result_fd: int) -> None:
     status = 0
-    request = None
     try:
         os.setpgid(0, 0)  # its own process group: whatever it starts can be killed with it
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
         sys.stdin = open(0, closefd=False)
-        request = _read_request(request_fd)
-        if request is None:  # the worker is gone, or shutting down: this child was never needed
-            _real_exit(0)
-        os.write(result_fd, b"+")  # taken: from here on, whatever happens is this request's
         with open(request.dump, "w") as dump:
             box.confine(request.memory, request.output)
             result = run_request(request, terminal, dump)
         # One line, newline-terminated: the worker reads up to the newline, not to EOF, which only
-        # comes once this process has torn down its address space.
+        # comes once this process has torn down its address space (about 5 ms for torch).
         data = (messages.dumps(result) + "\n").encode()
         while data:
             data = data[os.write(result_fd, data) :]
     except BaseException:  # noqa: BLE001 - reported as a death with this stack
         status = 70
-        if request is not None:
-            with open(request.dump, "a") as dump:
-                dump.write("The snippet runner failed in the child process:\n" + traceback.format_exc())
+        with open(request.dump, "a") as dump:
+            dump.write("The snippet runner failed in the child process:\n" + traceback.format_exc())
     finally:
         _real_exit(status)
-
-
-def _read_request(fd: int) -> RunRequest | None:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        if chunk.endswith(b"\n"):
-            os.close(fd)
-            return messages.loads(b"".join(chunks))
 
 
 def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
@@ -342,21 +257,21 @@ def _describe(exc: BaseException, script: Path) -> RaisedError:
     return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
 
 
-def _read_result(fd: int, seconds: float) -> tuple[bool, bytes, bool]:
-    """Whether the child took its request (it writes ``+`` first), the line it wrote after that
-    (b"" if it ended without one), and whether it ran out of time first."""
+def _read_line(fd: int, seconds: float) -> tuple[bytes, bool]:
+    """The first line the child writes to ``fd`` (b"" if it ends without one), and whether it ran
+    out of time first."""
     deadline = time.monotonic() + seconds
-    data = b""
+    chunks = []
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-            return data.startswith(b"+"), b"", True
+            return b"", True
         chunk = os.read(fd, 1 << 20)
         if not chunk:
-            return data.startswith(b"+"), b"", False
-        data += chunk
-        if data.endswith(b"\n"):
-            return data.startswith(b"+"), data[1:] if data.startswith(b"+") else b"", False
+            return b"", False
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            return b"".join(chunks), False
 
 
 def _kill_group(pid: int) -> None:
@@ -369,10 +284,10 @@ def _kill_group(pid: int) -> None:
 _exiting: set[int] = set()  # finished children, killed, not yet reaped
 
 
-def _kill_orphans(spare: int | None = None) -> None:
+def _kill_orphans() -> None:
     """Processes the snippet started that left its group were re-parented to us: end them.
-    The worker starts no processes of its own, so every child it has, but the next snippet's
-    (``spare``), is such an orphan (the snippet's own process is reaped before this runs)."""
+    The worker starts no processes of its own, so every child it has is such an orphan (the
+    snippet's own process is reaped before this runs)."""
     me = os.getpid()
     try:
         fd = os.open(f"/proc/{me}/task/{me}/children", os.O_RDONLY)
@@ -383,8 +298,6 @@ def _kill_orphans(spare: int | None = None) -> None:
     finally:
         os.close(fd)
     for pid in map(int, listed):
-        if pid == spare:
-            continue
         try:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
@@ -474,8 +387,6 @@ def main() -> None:
     _prepare_for_forks()
     ready = Ready(import_seconds=time.perf_counter() - started, import_cpu_seconds=time.process_time())
     results.write(messages.dumps(ready) + "\n")
-    global _ready
-    _ready = _Forked(terminal, box)  # the first snippet's process, ready before its request
     try:
         for line in sys.stdin:
             request = messages.loads(line)
@@ -483,7 +394,8 @@ def main() -> None:
             results.write(run_forked(request, terminal, box) + "\n")
             settle(box)
     finally:
-        shut_down(box)
+        settle(box)
+        box.close()
 
 
 if __name__ == "__main__":
