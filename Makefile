@@ -11,7 +11,7 @@ VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.copied
 TEST_VENDOR := tests/browser/vendor
 
-.PHONY: serve site test lint accept bench drift clean
+.PHONY: serve site test lint accept bench bench-scale drift clean
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,9 @@ accept: $(READY)  ## re-run every snippet and approve its output; review with `g
 
 bench: $(READY) $(ASSETS)  ## time cold, warm and one-edit builds against a plain build
 	$(PY) -m snippet_runner.bench
+
+bench-scale: $(READY)  ## only the scale part: 1,000 snippets cold, overhead and CPU per snippet, peak memory
+	$(PY) -m snippet_runner.bench --scale
 
 # Another torch in its own cached venv (.cache/drift/venv-<version>, never .venv): every example is run
 # and compared, and drift/torch-<version>.json is (re)written. TORCH_INDEX: where pip finds torch.

@@ -10,7 +10,6 @@ gallery example and their stores are tied to their own runners, so neither could
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import logging
@@ -86,5 +85,5 @@ class ResultCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(dataclasses.asdict(result), f)
+            json.dump(result, f, default=vars)  # as dataclasses.asdict, without its deep copy
         os.replace(tmp, path)  # readers never see a half-written entry

@@ -73,7 +73,12 @@ class _Process:
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
-            [python or sys.executable, "-m", "snippet_runner.worker", str(write_fd), ",".join(preload)],
+            # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
+            # if the worker is killed
+            [
+                *(python or sys.executable, "-m", "snippet_runner.worker"),
+                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
+            ],
             stdin=subprocess.PIPE,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -135,6 +140,7 @@ class Runner:
         self._done: dict[int, RunResult | Death] = {}
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
+        self.import_cpu_seconds: float | None = None
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
@@ -221,6 +227,7 @@ class Runner:
             self._check_deadline(process)
         elif isinstance(message, Ready):
             self.import_seconds = message.import_seconds
+            self.import_cpu_seconds = message.import_cpu_seconds
         elif isinstance(message, PreloadFailed):
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):
