@@ -57,7 +57,7 @@ def test_every_approved_picture_file_belongs_to_a_snippet():
 
 # The widest code line that fits in a listing without scrolling at 1280 px: a numbered snippet listing
 # is about 648 px wide, a notebook code cell about 570 px, and the code font at that size takes
-# 8.5 px a character. tests/browser/test_layout_widths.py checks the same in the browser.
+# 8.5 px a character. tests/browser/layout.py checks the same in the browser (within the accessibility audit).
 LISTING_CHARS = 75
 NOTEBOOK_CELL_CHARS = 66
 

@@ -22,7 +22,8 @@ Economy: one browser context per palette, set through prefers-color-scheme as a 
 would (Material picks its palette from it when the page loads, and does not follow it afterwards;
 switching the palette in place instead left the print page half restyled, so each palette gets its
 own load). In it, each page is loaded and rendered (math, diagrams, fonts) once, audited at the
-desktop width, narrowed to the phone width and audited again (``STEPS``). A few pages go through
+desktop width, narrowed to the phone width and audited again (``STEPS``); with ``layout``, layout.py's
+checks run at each width too, on the reading pages. A few pages go through
 this side by side, so the browser works on one while Python waits on another.
 """
 
@@ -30,6 +31,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+from .layout import PAGES, layout_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 _NO_MOTION = "*, *::before, *::after { transition: none !important; animation: none !important; }"
@@ -137,7 +140,7 @@ def widths_of(path: str) -> list[str]:
 
 
 def audit_pages(
-    context, root: str, paths: list[str], axe: str, rules: dict, wait: bool = True
+    context, root: str, paths: list[str], axe: str, rules: dict, wait: bool = True, layout: bool = False
 ) -> dict[tuple[str, str], dict]:
     """{(width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}} in the
     context's palette, axe run with the options ``rules``.
@@ -171,6 +174,8 @@ def audit_pages(
                     page.evaluate(_START, rules)
                 for path, page in now:
                     results[width, path] = _collect(page)
+                    if layout and path in PAGES:  # layout.py's checks, on the page as it is
+                        results[width, path]["layout"] = layout_problems(page, width)
         finally:
             for _, page in batch:
                 page.close()

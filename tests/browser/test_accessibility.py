@@ -28,6 +28,7 @@ from .audit import (
     site_pages,
     widths_of,
 )
+from .layout import PAGES as LAYOUT_PAGES
 from .pages import wait_until_rendered
 
 FAILING_IMPACTS = {"critical", "serious"}
@@ -65,11 +66,13 @@ def diagrams_on(path: str) -> int:
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_every_page_passes_axe_and_names_its_images(browser, built_site, axe, scheme, part):
     """Each test audits its pages in one palette at every width (audit.py): ten tests of a few
-    pages each, so pytest-xdist spreads the work over both cores."""
+    pages each, so pytest-xdist spreads the work over both cores. In the light palette the same
+    page loads also serve layout.py's checks of the reading pages, at both widths."""
     pages = pages_of(part, built_site)
     context = new_context(browser, scheme)
     try:
-        results = audit_pages(context, built_site.as_uri() + "/", pages, axe, RULES[scheme])
+        # The light palette's pass also checks each reading page's layout at both widths (layout.py).
+        results = audit_pages(context, built_site.as_uri() + "/", pages, axe, RULES[scheme], layout=scheme == "light")
     finally:
         context.close()
     assert sorted(results) == sorted((width, path) for path in pages for width in widths_of(path))
@@ -89,6 +92,13 @@ def test_every_page_passes_axe_and_names_its_images(browser, built_site, axe, sc
         if r["diagrams"] != diagrams_on(path)
     ]
     assert miscounted == [], "the diagrams were not all found, so their check is partly void: " + "; ".join(miscounted)
+    if scheme == "light":
+        laid_out = sorted((w, p) for (w, p), r in results.items() if "layout" in r)
+        assert laid_out == sorted((w, p) for p in pages if p in LAYOUT_PAGES for w in WIDTHS), (
+            "a layout check was skipped"
+        )
+        wrong = [f"{p} at {w} width: {problem}" for (w, p), r in results.items() for problem in r.get("layout", [])]
+        assert wrong == [], "\n".join(wrong)
 
 
 def test_every_page_has_a_language_and_a_skip_link_to_its_content(built_site):
