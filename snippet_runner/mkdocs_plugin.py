@@ -105,31 +105,37 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             return nav
         order = [page.file for page in nav.pages]
         errors = []
-        digests = {"": _site_wide_digest(config)}
+        track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
+        digests = {"": _site_wide_digest(config)} if track else {}
         rel = self.project.build_info
         if rel:
             try:
                 config.extra["build_info"] = self.engine.run(rel).output.strip()
-                digests[""] += config.extra["build_info"]
+                if track:
+                    digests[""] += config.extra["build_info"]
             except SnippetError as error:
                 errors.append(error.on_page("mkdocs.yml (snippet-runner build_info)"))
         for file in self._reading_order(order, files):
             name = self.project.shown_path(self.project.docs_dir / file.src_uri)
             try:
                 if file.src_uri in self.notebooks:
-                    digests[file.src_uri] = _digest([self.engine.run(self.notebooks[file.src_uri])])
+                    outcomes = [self.engine.run(self.notebooks[file.src_uri])]
                 elif file.src_uri.endswith(".md"):
                     markdown, _ = get_data(file.content_string)
-                    digests[file.src_uri] = _digest(run_all(markdown, name, self.engine).values())
+                    outcomes = run_all(markdown, name, self.engine).values()
+                else:
+                    continue
+                if track:
+                    digests[file.src_uri] = _digest(outcomes)
             except SetupError as error:
                 raise PluginError(str(error)) from None
             except SnippetError as error:
                 errors.append(error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error)
         if errors:
             raise PluginError(str(combined(errors))) from None
-        if self.serving and self.dirty:
+        if track:
             self._forget_changed_pages(files, digests)
-        self.page_digests = digests
+            self.page_digests = digests
         return nav
 
     def _forget_changed_pages(self, files, digests: dict[str, str]) -> None:

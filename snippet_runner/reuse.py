@@ -23,12 +23,12 @@ import importlib.util
 import os
 import re
 import shutil
-import subprocess
 import sys
-from functools import cache
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from snippet_runner import chromium
 
 _REFERENCE = re.compile(rb"""(?:src|href)\s*=\s*["']([^"'#?]+)""")
 KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
@@ -41,7 +41,7 @@ def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
     for path in sorted(_local_references(page, print_page.parent, site) | _files_under(site / "assets")):
         digest.update(path.relative_to(site).as_posix().encode())
         digest.update(path.read_bytes())
-    digest.update(_chromium_version(chromium_binary).encode())
+    digest.update(chromium.version(chromium_binary).encode())
     here = Path(__file__).parent
     for module in ("pdf.py", "chromium.py"):
         digest.update((here / module).read_bytes())
@@ -87,15 +87,6 @@ def _local_references(page: bytes, folder: Path, site: Path) -> set[Path]:
 
 def _files_under(folder: Path) -> set[Path]:
     return {p.resolve() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else set()
-
-
-@cache
-def _chromium_version(binary: str) -> str:
-    try:
-        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
-        return done.stdout.strip() or done.stderr.strip()
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"{binary}: {error}"
 
 
 def defer_notebook_converter() -> None:

@@ -58,8 +58,8 @@ def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
     for name in _distributions():
         digest.update(name.encode() + b"\0")
     browser = chromium.find()
-    for tool in ([browser, "--version"] if browser else ["chromium: none"], ["dot", "-V"]):
-        digest.update(f"{tool[0]}: {_version(tool)}\0".encode())
+    digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
+    digest.update(f"dot: {_version(['dot', '-V'])}\0".encode())
     digest.update(f"epoch={epoch}".encode())
     for name in sorted(os.environ):
         if name.startswith(ENVIRONMENT):

@@ -5,8 +5,9 @@ file:line, and leave the previous site/ untouched.
 """
 
 import pytest
+from throwaway import GRAPH_SNIPPET
 
-from snippet_runner.scratch import serving
+from snippet_runner.scratch import MINIMAL_CONFIG, serving
 
 
 def test_good_build_shows_code_and_output(scratch):
@@ -151,19 +152,6 @@ def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
     assert scratch.build()[0] == 0
 
 
-GRAPH_SNIPPET = """
-import torch
-from snippet_runner.pictures import show_graph
-
-x = torch.tensor({x}, requires_grad=True)
-u = 3 * x + 4
-y = u ** 2
-show_graph(y)
-y.backward()
-print(x.grad)
-"""
-
-
 def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch):
     """The picture on the built page is drawn from the run: change x, and the page's graph (its
     SVG text and its caption) shows the new gradient, once approved; a warm build draws nothing."""
@@ -196,19 +184,9 @@ def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
     code block or escaped text."""
     scratch.write(
         "mkdocs.yml",
-        """
-        site_name: scratch
-        theme: mkdocs
-        strict: true
-        plugins:
-          - snippet-runner:
-              preload: []
-        markdown_extensions:
-          - admonition
-          - pymdownx.superfences
-          - pymdownx.tabbed:
-              alternate_style: true
-        """,
+        MINIMAL_CONFIG
+        + "markdown_extensions:\n  - admonition\n  - pymdownx.superfences\n"
+        + "  - pymdownx.tabbed:\n      alternate_style: true\n",
     )
     scratch.write(
         "docs/index.md",

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 import torch
+from throwaway import GRAPH_SNIPPET
 
 from snippet_runner import Engine, SnippetError, drawing, pictures, spec
 from snippet_runner.drawing import Drawer
@@ -283,18 +284,6 @@ def test_drawn_svgs_are_cached_by_their_data(tmp_path):
 
 # -- through the engine --------------------------------------------------------------------------
 
-GRAPH = """
-import torch
-from snippet_runner.pictures import show_graph
-
-x = torch.tensor({x}, requires_grad=True)
-u = 3 * x + 4
-y = u ** 2
-show_graph(y)
-y.backward()
-print(x.grad)
-"""
-
 
 @pytest.fixture
 def engine(write_snippet):
@@ -310,14 +299,14 @@ def engine(write_snippet):
 
 
 def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine):
-    path = write_snippet("page/graph.py", GRAPH.format(x="2.0"))
+    path = write_snippet("page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
     outcome = engine("accept").run("page/graph.py")
     approved = path.with_name("graph.pictures.json")
     assert '"grad": "60"' in approved.read_text() and path.with_suffix(".out").read_text() == "tensor(60.)\n"
     assert [p.line for p in outcome.pictures] == [7]
     assert engine("strict").run("page/graph.py").verdict.approved
     # a changed run: the printed output is approved anew, but the picture data is not
-    path.write_text(GRAPH.format(x="3.0").lstrip("\n"))
+    path.write_text(GRAPH_SNIPPET.format(x="3.0").lstrip("\n"))
     path.with_suffix(".out").write_text("tensor(78.)\n")
     with pytest.raises(SnippetError) as caught:
         engine("strict").run("page/graph.py")
@@ -378,7 +367,7 @@ def test_bad_picture_calls_fail_naming_the_snippet_line(write_snippet, engine):
 
 
 def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(write_snippet):
-    path = write_snippet("page/graph.py", GRAPH.format(x="2.0"))
+    path = write_snippet("page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
     done = subprocess.run([sys.executable, path.name], cwd=path.parent, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "tensor(60.)\n", "")
     assert sorted(p.name for p in path.parent.iterdir()) == ["graph.py"]  # wrote nothing
