@@ -18,17 +18,20 @@ Beside axe, one check of our own runs in the same page: every image and figure h
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
 context opens; axe's own ``svg-img-alt`` only looks at ``role="img"``).
 
-Economy: one browser context per palette, set through prefers-color-scheme as a reader's system
-would (Material picks its palette from it when the page loads, and does not follow it afterwards;
-switching the palette in place instead left the print page half restyled, so each palette gets its
-own load). In it, each page is loaded and rendered (math, diagrams, fonts) once, audited at the
-desktop width, narrowed to the phone width and audited again (``STEPS``); with ``layout``, layout.py's
-checks run at each width too, on the reading pages. A few pages go through
-this side by side, so the browser works on one while Python waits on another.
+Economy: each page is loaded and rendered (math, diagrams, fonts) once, in a context whose system
+preference is light, and taken through four steps (``STEPS``): audited at the desktop width,
+narrowed to the phone width and audited, switched to the dark palette with the header's toggle, as a
+reader would, and audited, widened and audited again. With ``layout``, layout.py's checks run at
+each width of the light palette, on the reading pages. The print page is the exception: switching
+its palette in place left it half restyled, so it is loaded once per palette, in a context whose
+system preference is that palette (Material picks its palette from it when a page loads). A few
+pages go through this side by side, each in a context of its own, so the browser works on one
+while Python waits on another.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -41,8 +44,19 @@ AXE = ROOT / "tests" / "browser" / "vendor" / "axe.min.js"  # copied from npm by
 SCHEMES = {"light": "light", "dark": "dark"}  # prefers-color-scheme; Material follows it (mkdocs.yml)
 MATERIAL_SCHEME = {"light": "default", "dark": "slate"}
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-AT_ONCE = 2  # pages rendered and audited side by side in one context
+AT_ONCE = 2  # pages rendered and audited side by side, each in its own context
 PRINT_PAGE = "print_page.html"
+
+# Screenshots for a person to look at, taken at every step of the audit, saved outside the
+# repository: {page: (name, the anchor scrolled to first, or None for the top)}.
+SCREENSHOT_DIR = Path(os.environ.get("SCREENSHOT_DIR", "/tmp/autograd-site-screenshots"))
+SCREENSHOTS = {
+    "index.html": ("home", None),
+    "chain-rule.html": ("chain-rule", None),  # math, code, outputs
+    "common-mistakes.html": ("common-mistakes", "backward-twice"),  # Wrong/Right tabs, a traceback
+    "exercises/exercise_2_chain_rule.html": ("exercise-2", None),  # a notebook
+    "training-loop.html": ("training-loop-graph", "pic-training-loop-one-step-graph-1"),  # a graph drawn from a run
+}
 
 # axe.run options per palette (see above); violations only, which is also what keeps axe fast.
 RULES = {
@@ -111,6 +125,9 @@ def new_context(browser, scheme: str, width: str = "desktop"):
         viewport=WIDTHS[width], color_scheme=SCHEMES[scheme], is_mobile=phone, has_touch=phone
     )
     context.add_init_script(OPEN_SHADOW_ROOTS)  # so the checks also see inside the drawn diagrams
+    # Material keeps the palette a reader chose in localStorage, for every page of the site; each
+    # page under audit starts as a first visit does, in the palette of the system preference.
+    context.add_init_script("localStorage.clear()")
     return context
 
 
@@ -130,8 +147,31 @@ def _wait_for_width(page, width: str) -> None:
     page.wait_for_timeout(100)  # and Material's own resize handlers have run
 
 
-# The widths each page goes through, and how to get there from the one before.
-STEPS = [("desktop", None), ("phone", lambda page: _wait_for_width(page, "phone"))]
+def _switch_to_dark(page) -> None:
+    """What a reader does: the palette toggle in the header, as a click. The system preference is
+    then made dark too, so that nothing styled by ``prefers-color-scheme`` stays light."""
+    page.locator("form[data-md-component=palette] label:not([hidden])").click()
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+    page.emulate_media(color_scheme="dark")
+
+
+# What each page goes through, in order, after its load at the desktop width in the light palette:
+# (palette, width, how to get there from the step before). One load serves all four steps.
+STEPS = [
+    ("light", "desktop", None),
+    ("light", "phone", lambda page: _wait_for_width(page, "phone")),
+    ("dark", "phone", _switch_to_dark),
+    ("dark", "desktop", lambda page: _wait_for_width(page, "desktop")),
+]
+
+
+def steps_of(path: str, scheme: str | None) -> list[tuple[str, str, object]]:
+    """The steps a page is audited in. ``scheme`` None: both palettes in one load (every page but
+    the print page); the print page is audited at the desktop width only, one palette per load
+    (switching it in place left it half restyled), given as ``scheme``."""
+    if path == PRINT_PAGE:
+        return [(scheme or "light", "desktop", None)]
+    return [step for step in STEPS if scheme is None or step[0] == scheme]
 
 
 def widths_of(path: str) -> list[str]:
@@ -139,21 +179,46 @@ def widths_of(path: str) -> list[str]:
     return ["desktop"] if path == PRINT_PAGE else list(WIDTHS)
 
 
-def audit_pages(
-    context, root: str, paths: list[str], axe: str, rules: dict, wait: bool = True, layout: bool = False
-) -> dict[tuple[str, str], dict]:
-    """{(width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}} in the
-    context's palette, axe run with the options ``rules``.
+def _screenshot(page, path: str, palette: str, width: str) -> str:
+    """Saves the page as it is now (scrolled to its anchor) under SCREENSHOT_DIR; returns the file."""
+    name, anchor = SCREENSHOTS[path]
+    if anchor:
+        page.evaluate("id => document.getElementById(id).scrollIntoView()", anchor)
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    file = SCREENSHOT_DIR / f"{name}-{palette}-{width}.png"
+    page.screenshot(path=str(file))
+    page.evaluate("window.scrollTo(0, 0)")  # the next step is audited as the page loaded
+    return str(file)
 
-    Each page is loaded once, at the desktop width, rendered and audited; then narrowed to the
-    phone width (Material's layout follows the width through CSS media queries, and the site's
-    scripts re-check what scrolls on a resize) and audited again.
+
+def audit_pages(
+    browser,
+    root: str,
+    paths: list[str],
+    axe: str,
+    scheme: str | None = None,
+    wait: bool = True,
+    layout: bool = False,
+    screenshots: bool = False,
+) -> dict[tuple[str, str, str], dict]:
+    """{(palette, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}}.
+
+    Each page is loaded once, in a browser context of its own whose system preference is ``scheme``
+    (light when None), at the desktop width, rendered, and taken
+    through ``steps_of(path, scheme)``: audited, narrowed to the phone width (Material's layout
+    follows the width through CSS media queries, and the site's scripts re-check what scrolls on a
+    resize) and audited again, switched to the dark palette and audited, widened and audited. axe
+    runs with ``RULES[palette]``; with ``layout``, layout.py's checks run in the light palette;
+    with ``screenshots``, the pages of SCREENSHOTS are saved at every step (the file in "screenshot").
     """
     from .pages import wait_until_rendered
 
     results = {}
     for i in range(0, len(paths), AT_ONCE):
-        batch = [(path, context.new_page()) for path in paths[i : i + AT_ONCE]]
+        # A context per page: two pages of one context are two tabs of one window, and the one in
+        # the background got its animation frames late (a batch of two took half as long again).
+        contexts = [new_context(browser, scheme or "light") for _ in paths[i : i + AT_ONCE]]
+        batch = [(path, context.new_page()) for path, context in zip(paths[i : i + AT_ONCE], contexts)]
         try:
             for path, page in batch:
                 page.set_viewport_size(WIDTHS["desktop"])
@@ -166,19 +231,22 @@ def audit_pages(
                 # half-faded title (seen once: #ededed on #fafafa in the phone drawer mid-transition).
                 page.add_style_tag(content=_NO_MOTION)
                 page.add_script_tag(content=axe)
-            for width, step in STEPS:
-                now = [(path, page) for path, page in batch if width in widths_of(path)]
-                for _, page in now:
+            plans = [(path, page, steps_of(path, scheme)) for path, page in batch]
+            for n in range(max(len(plan) for _, _, plan in plans)):
+                now = [(path, page, plan[n]) for path, page, plan in plans if n < len(plan)]
+                for _, page, (palette, _, step) in now:
                     if step is not None:
                         step(page)
-                    page.evaluate(_START, rules)
-                for path, page in now:
-                    results[width, path] = _collect(page)
-                    if layout and path in PAGES:  # layout.py's checks, on the page as it is
-                        results[width, path]["layout"] = layout_problems(page, width)
+                    page.evaluate(_START, RULES[palette])
+                for path, page, (palette, width, _) in now:
+                    results[palette, width, path] = _collect(page)
+                    if layout and palette == "light" and path in PAGES:  # layout.py's checks, on the page as it is
+                        results[palette, width, path]["layout"] = layout_problems(page, width)
+                    if screenshots and path in SCREENSHOTS:
+                        results[palette, width, path]["screenshot"] = _screenshot(page, path, palette, width)
         finally:
-            for _, page in batch:
-                page.close()
+            for context in contexts:
+                context.close()
     return results
 
 
@@ -198,19 +266,16 @@ def main(site: Path) -> None:
 
     axe = axe_source()
     total: Counter = Counter()
+    every_rule = {"resultTypes": ["violations"]}  # every rule in both palettes, to see everything
+    RULES.update(light=every_rule, dark=every_rule)
+    pages = site_pages(site)
     with chromium.launch() as browser:
-        for scheme in SCHEMES:
-            context = new_context(browser, scheme)
-            results = audit_pages(
-                context,
-                site.resolve().as_uri() + "/",
-                site_pages(site),
-                axe,
-                {"resultTypes": ["violations"]},  # every rule in both palettes, to see everything
-                wait="--no-wait" not in sys.argv,
-            )
-            context.close()
-            for (width, path), result in results.items():
+        runs = [([p for p in pages if p != PRINT_PAGE], None)]
+        runs += [([PRINT_PAGE], scheme) for scheme in SCHEMES if PRINT_PAGE in pages]
+        for paths, only in runs:
+            wait = "--no-wait" not in sys.argv
+            results = audit_pages(browser, site.resolve().as_uri() + "/", paths, axe, only, wait=wait)
+            for (scheme, width, path), result in results.items():
                 for v in result["violations"]:
                     total[v["impact"]] += len(v["nodes"])
                 for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:

@@ -1,7 +1,9 @@
 """WCAG 2.2 AA on every page of the built site: axe-core (from npm) in both palettes, on a desktop
 and a phone, the notebook pages, the print page and the 404 page included; text alternatives for
 every image and diagram; a skip link and a language on every page; and every block that scrolls
-reachable and scrollable from the keyboard.
+reachable and scrollable from the keyboard. The same page loads check each reading page's layout
+(layout.py) and save screenshots of a few pages, light and dark, desktop and phone, outside the
+repository ($SCREENSHOT_DIR, default /tmp/autograd-site-screenshots) for a person to look at.
 
 The pages are read from disk (file://), the harder case: the site must work there, and the 404
 page used to come out unstyled there. Moderate and minor findings are reported by
@@ -10,6 +12,7 @@ page used to come out unstyled there. Moderate and minor findings are reported b
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -18,8 +21,8 @@ from .audit import (
     MATERIAL_SCHEME,
     PRINT_PAGE,
     REPORT,
-    RULES,
     SCHEMES,
+    SCREENSHOTS,
     WIDTHS,
     audit_pages,
     axe_source,
@@ -41,15 +44,15 @@ def axe() -> str:
     return axe_source()
 
 
-CHUNKS = 4  # the pages other than the print page, audited in this many tests (spread over the workers)
-PARTS = [f"pages-{i + 1}-of-{CHUNKS}" for i in range(CHUNKS)] + ["print-page"]
+CHUNKS = 6  # the pages other than the print page, audited in this many tests (spread over the workers)
+PARTS = [f"pages-{i + 1}-of-{CHUNKS}" for i in range(CHUNKS)] + [f"print-page-{scheme}" for scheme in SCHEMES]
 
 
 def pages_of(part: str, built_site: Path) -> list[str]:
-    """The pages one test audits: a fourth of the site's pages, or the print page (the heaviest)."""
+    """The pages one test audits: a sixth of the site's pages, or the print page (the heaviest)."""
     pages = site_pages(built_site)
     assert len(pages) >= 30 and {"404.html", PRINT_PAGE, "exercises/exercise_2_chain_rule.html"} <= set(pages)
-    if part == "print-page":
+    if part.startswith("print-page"):
         return [PRINT_PAGE]
     return [path for path in pages if path != PRINT_PAGE][PARTS.index(part) :: CHUNKS]
 
@@ -63,42 +66,42 @@ def diagrams_on(path: str) -> int:
 
 
 @pytest.mark.parametrize("part", PARTS)
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_every_page_passes_axe_and_names_its_images(browser, built_site, axe, scheme, part):
-    """Each test audits its pages in one palette at every width (audit.py): ten tests of a few
-    pages each, so pytest-xdist spreads the work over both cores. In the light palette the same
-    page loads also serve layout.py's checks of the reading pages, at both widths."""
+def test_every_page_passes_axe_and_names_its_images(browser, built_site, axe, part):
+    """Each test audits its pages in both palettes at both widths (audit.py): eight tests of a few
+    pages each, so pytest-xdist spreads the work over both cores. The light palette's steps also
+    serve layout.py's checks of the reading pages, at both widths."""
     pages = pages_of(part, built_site)
-    context = new_context(browser, scheme)
-    try:
-        # The light palette's pass also checks each reading page's layout at both widths (layout.py).
-        results = audit_pages(context, built_site.as_uri() + "/", pages, axe, RULES[scheme], layout=scheme == "light")
-    finally:
-        context.close()
-    assert sorted(results) == sorted((width, path) for path in pages for width in widths_of(path))
-    wrong_scheme = [f"{width} {path}" for (width, path), r in results.items() if r["scheme"] != MATERIAL_SCHEME[scheme]]
-    assert wrong_scheme == [], f"the {scheme} palette did not take effect on {wrong_scheme}"
+    only = part.rsplit("-", 1)[1] if part.startswith("print-page") else None  # the print page: one palette per load
+    started = time.time()
+    results = audit_pages(browser, built_site.as_uri() + "/", pages, axe, only, layout=True, screenshots=True)
+    schemes = [only] if only else list(SCHEMES)
+    assert sorted(results) == sorted((s, w, p) for p in pages for s in schemes for w in widths_of(p))
+    wrong_scheme = [f"{s}/{w} {p}" for (s, w, p), r in results.items() if r["scheme"] != MATERIAL_SCHEME[s]]
+    assert wrong_scheme == [], f"the palette did not take effect on {wrong_scheme}"
     failures = [
         line
-        for (width, path), r in results.items()
+        for (scheme, width, path), r in results.items()
         for line in describe(f"{scheme}/{width} {path}", [v for v in r["violations"] if v["impact"] in FAILING_IMPACTS])
     ]
     assert failures == [], "\n".join(failures)
-    missing = [f"{width} {path}: {m}" for (width, path), r in results.items() for m in r["missing"]]
+    missing = [f"{scheme}/{width} {path}: {m}" for (scheme, width, path), r in results.items() for m in r["missing"]]
     assert missing == [], "\n".join(missing)
     miscounted = [
-        f"{width} {path}: {r['diagrams']} diagrams drawn, {diagrams_on(path)} in its source"
-        for (width, path), r in results.items()
+        f"{scheme}/{width} {path}: {r['diagrams']} diagrams drawn, {diagrams_on(path)} in its source"
+        for (scheme, width, path), r in results.items()
         if r["diagrams"] != diagrams_on(path)
     ]
     assert miscounted == [], "the diagrams were not all found, so their check is partly void: " + "; ".join(miscounted)
-    if scheme == "light":
-        laid_out = sorted((w, p) for (w, p), r in results.items() if "layout" in r)
-        assert laid_out == sorted((w, p) for p in pages if p in LAYOUT_PAGES for w in WIDTHS), (
-            "a layout check was skipped"
-        )
-        wrong = [f"{p} at {w} width: {problem}" for (w, p), r in results.items() for problem in r.get("layout", [])]
-        assert wrong == [], "\n".join(wrong)
+    laid_out = sorted((w, p) for (_, w, p), r in results.items() if "layout" in r)
+    assert laid_out == sorted((w, p) for p in pages if p in LAYOUT_PAGES for w in WIDTHS), "a layout check was skipped"
+    wrong = [f"{p} at {w} width: {problem}" for (_, w, p), r in results.items() for problem in r.get("layout", [])]
+    assert wrong == [], "\n".join(wrong)
+    shot = {key: r["screenshot"] for key, r in results.items() if "screenshot" in r}
+    assert sorted(shot) == sorted(key for key in results if key[2] in SCREENSHOTS), "a screenshot was not taken"
+    stale = [
+        file for file in shot.values() if Path(file).stat().st_mtime < started - 1 or Path(file).stat().st_size < 10_000
+    ]
+    assert stale == [], f"not written by this run, or empty: {stale}"
 
 
 def test_every_page_has_a_language_and_a_skip_link_to_its_content(built_site):
