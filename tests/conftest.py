@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +44,7 @@ def scratch(tmp_path) -> ScratchProject:
 # session starts, so the one build below runs every snippet fresh, and the tests that read the
 # results (fresh_runs) and the builds that follow it (ProperDocs, the reproducible copy) reuse them.
 SESSION_CACHE = ".cache/test-session/snippets"
+BUILD_TIMEOUT = 900  # seconds: the build alone takes about 20 on two cores
 
 
 @dataclass(frozen=True)
@@ -53,33 +56,72 @@ class SessionBuild:
     @property
     def env(self) -> dict[str, str]:
         """The environment under which a build in the repository reuses this build's results."""
+        return self.environment()
+
+    @staticmethod
+    def environment() -> dict[str, str]:
         return {**os.environ, "SNIPPETS_CACHE_DIR": SESSION_CACHE, "NO_MKDOCS_2_WARNING": "1"}
 
 
-@pytest.fixture(scope="session")
-def session_build(tmp_path_factory, worker_id) -> SessionBuild:
-    """The real site, built once per test run with `python -m snippet_runner site` (strict, PDF
-    included) and an empty snippet cache, however many pytest-xdist workers share the run: the
-    first builds, under a file lock, and the others read what it built (or the log of why it
-    failed)."""
+SITE_FIXTURES = {"session_build", "built_site", "fresh_runs"}
+
+
+def _shared_dir(config) -> Path:
+    """The folder every pytest-xdist worker of this run shares (the run's base temporary folder)."""
+    base = config._tmp_path_factory.getbasetemp()
+    return base.parent if hasattr(config, "workerinput") else base
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that read the built site run last, and the build starts as soon as the tests are
+    collected, in the background: while it runs, both cores work through the tests that need no
+    site instead of one core waiting for it. (Each xdist worker collects the same list in the same
+    order; the first to get here starts the build, the others see it started.)"""
+    items.sort(key=lambda item: bool(SITE_FIXTURES & set(item.fixturenames)))
+    if any(SITE_FIXTURES & set(item.fixturenames) for item in items):
+        _start_session_build(_shared_dir(config))
+
+
+def _start_session_build(shared: Path) -> None:
+    """`python -m snippet_runner site` (strict, PDF included, an empty snippet cache) into
+    ``shared/built/site``; its output goes to ``build.out`` and its exit code, last, to ``build.rc``."""
     from filelock import FileLock
 
-    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    site, log = shared / "built" / "site", shared / "built" / "build.log"
-    build = SessionBuild(site, "", ROOT / SESSION_CACHE)
+    built = shared / "built"
     with FileLock(str(shared / "built.lock")):
-        if not log.exists():
-            shutil.rmtree(build.cache.parent, ignore_errors=True)
-            log.parent.mkdir(exist_ok=True)
-            result = subprocess.run(
-                [sys.executable, "-m", "snippet_runner", "site", "--force", "--site-dir", str(site)],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                env=build.env,
+        if built.exists():
+            return
+        built.mkdir()
+        shutil.rmtree((ROOT / SESSION_CACHE).parent, ignore_errors=True)
+        command = [sys.executable, "-m", "snippet_runner", "site", "--force", "--site-dir", str(built / "site")]
+        out, rc = shlex.quote(str(built / "build.out")), shlex.quote(str(built / "build.rc"))
+        script = f'"$@" > {out} 2>&1; echo $? > {rc}.tmp && mv {rc}.tmp {rc}'  # the exit code appears whole
+        subprocess.Popen(["sh", "-c", script, "sh", *command], cwd=ROOT, env=SessionBuild.environment())
+
+
+@pytest.fixture(scope="session")
+def shared_dir(pytestconfig) -> Path:
+    """A folder all pytest-xdist workers of this run share, for what is made once per run."""
+    return _shared_dir(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def session_build(pytestconfig) -> SessionBuild:
+    """The real site, built once per test run with `python -m snippet_runner site` (strict, PDF
+    included) and an empty snippet cache, however many pytest-xdist workers share the run: started
+    in the background when the tests were collected; here, waited for (or its log of why it failed)."""
+    built = _shared_dir(pytestconfig) / "built"
+    if not built.exists():  # collected without this fixture in sight (a plugin's own items): start it now
+        _start_session_build(built.parent)
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    while not (built / "build.rc").exists():
+        if time.monotonic() > deadline:
+            pytest.fail(
+                f"the session's build did not finish in {BUILD_TIMEOUT} s; its output so far is in {built / 'build.out'}"
             )
-            log.write_text(f"exit {result.returncode}\n{result.stdout}{result.stderr}")
-    return SessionBuild(site, log.read_text(), build.cache)
+        time.sleep(0.2)
+    log = f"exit {(built / 'build.rc').read_text().strip()}\n{(built / 'build.out').read_text()}"
+    return SessionBuild(built / "site", log, ROOT / SESSION_CACHE)
 
 
 @pytest.fixture(scope="session")

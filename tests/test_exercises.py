@@ -4,7 +4,6 @@ These read the output of each notebook's *solution* cells only (the cells tagged
 so a scaffold that happened to print the right number would not pass for a solution.
 """
 
-import os
 import re
 
 import nbformat
@@ -12,8 +11,7 @@ import pytest
 
 from snippet_runner.notebooks import to_notebook
 
-# All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.
-pytestmark = pytest.mark.xdist_group("fresh_runs")
+# All of these read the outcomes of the session's one build of the chapter (the fresh_runs fixture).
 
 EXERCISES = "exercises/exercise_{}.py"
 
@@ -62,12 +60,3 @@ def test_exercise_6_training_loop_learns_y_equals_2x(fresh_runs):
     assert len(losses) >= 10 and losses[-1] < losses[0] / 100
     w, b = map(float, re.search(r"Learned: w=(-?[\d.]+), b=(-?[\d.]+)", output).groups())
     assert abs(w - 2) < 0.05 and abs(b) < 0.1
-
-
-def test_xdist_keeps_the_group_together(request, pytestconfig):
-    """The shared runs and builds rest on --dist loadgroup sending a group to one worker; with
-    pytest 9.2 and pytest-xdist 3.8 it silently stopped doing so (pytest-xdist#1386), and every
-    worker made its own copy of each. Under xdist, a grouped test's id carries its group."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        assert pytestconfig.getvalue("loadgroup"), "make test runs with --dist loadgroup"
-        assert request.node.nodeid.endswith("@fresh_runs"), request.node.nodeid

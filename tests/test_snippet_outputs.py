@@ -9,8 +9,7 @@ from chapter import chapter_snippets
 
 from snippet_runner import SnippetError
 
-# All of these read one fresh run of the chapter (the fresh_runs fixture): one xdist worker makes it.
-pytestmark = pytest.mark.xdist_group("fresh_runs")
+# All of these read the outcomes of the session's one build of the chapter (the fresh_runs fixture).
 
 
 @pytest.mark.parametrize("rel", chapter_snippets())

@@ -30,9 +30,6 @@ from snippet_runner import site as site_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Both tests use the one cold build of the clean copy: one xdist worker makes it.
-pytestmark = pytest.mark.xdist_group("clean_copy")
-
 
 def project_files(root: Path) -> list[str]:
     listed = subprocess.run(
@@ -46,10 +43,21 @@ def project_files(root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def clean_copy(tmp_path_factory, built_site, session_build) -> Path:
+def clean_copy(shared_dir, built_site, session_build) -> Path:
     """The project copied as a fresh clone would have it, plus the npm assets and the session's
-    snippet results; built once."""
-    copy = tmp_path_factory.mktemp("clean") / "project"
+    snippet results; built once per test run, by the first worker that needs it (under a lock)."""
+    from filelock import FileLock
+
+    copy, log = shared_dir / "clean" / "project", shared_dir / "clean" / "build.log"
+    with FileLock(str(shared_dir / "clean.lock")):
+        if not log.exists():
+            code, output = _build_clean_copy(copy, session_build)
+            log.write_text(f"exit {code}\n{output}")
+    assert log.read_text().startswith("exit 0\n"), log.read_text()
+    return copy
+
+
+def _build_clean_copy(copy: Path, session_build) -> tuple[int, str]:
     for name in project_files(ROOT):
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, copy / name)
@@ -64,8 +72,7 @@ def clean_copy(tmp_path_factory, built_site, session_build) -> Path:
         text=True,
         env={**os.environ, "SOURCE_DATE_EPOCH": str(epoch)},
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return copy
+    return result.returncode, result.stdout + result.stderr
 
 
 def tree(root: Path) -> dict[str, Path]:
