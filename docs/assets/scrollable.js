@@ -48,6 +48,6 @@ document$.subscribe(({ body }) => {
   let pending = 0
   window.addEventListener("resize", () => {
     clearTimeout(pending)
-    pending = setTimeout(() => markScrollable(document.body), 200)
+    pending = setTimeout(() => markScrollable(document.body), 100)
   })
 })

@@ -177,17 +177,23 @@ def test_text_is_set_in_dejavu_and_math_in_katex(pdf):
     }, families
 
 
-def test_no_code_is_wider_than_the_paper(browser, built_site):
+@pytest.fixture(scope="module")
+def printed_page(browser, built_site):
+    """The print page in Chromium as it is printed: paper width, print media (loaded once: 1.7 MB)."""
     page = browser.new_page(viewport={"width": 690, "height": 1000})  # A4 less pdf.py's margins, at 96 dpi
     page.goto((built_site / "print_page.html").as_uri())
     wait_until_rendered(page)
     page.emulate_media(media="print")
-    overflowing = page.evaluate(
+    yield page
+    page.close()
+
+
+def test_no_code_is_wider_than_the_paper(printed_page):
+    overflowing = printed_page.evaluate(
         """() => [...document.querySelectorAll('#print-site-page pre')]
             .filter(pre => pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth + 1)
             .map(pre => pre.textContent.slice(0, 60))"""
     )
-    page.close()
     assert overflowing == []
 
 
@@ -338,17 +344,12 @@ def test_no_sheet_is_near_empty(pdf, sheets):
         assert body not in titles, f"a sheet holds only {body!r}"
 
 
-def test_headings_print_in_body_text_colour(browser, built_site):
-    page = browser.new_page()
-    page.goto((built_site / "print_page.html").as_uri())
-    wait_until_rendered(page)
-    page.emulate_media(media="print")
-    styles = page.evaluate(
+def test_headings_print_in_body_text_colour(printed_page):
+    styles = printed_page.evaluate(
         """() => ['.print-page-toc-title', '#print-site-page section.md-section > h1', '#print-site-page h1',
                   '#print-site-page h2', '#print-site-page h3', '#print-site-page p']
            .map(s => { const c = getComputedStyle(document.querySelector(s)); return [s, c.color, +c.fontWeight] })"""
     )
-    page.close()
     body = styles[-1][1]
     for selector, colour, weight in styles[:-1]:
         assert colour == body, f"{selector} prints in {colour}, body text in {body}"
