@@ -142,9 +142,9 @@ def _collect(page) -> dict:
 
 def _wait_for_width(page, width: str) -> None:
     page.set_viewport_size(WIDTHS[width])
-    # until scrollable.js has looked again at what scrolls at this width
+    # until scrollable.js has looked again at what scrolls at this width: it does so 100 ms after the
+    # last resize event, by which time Material's own handlers (run on the event) are done too
     page.wait_for_function(f"document.documentElement.dataset.scrollablesChecked === '{WIDTHS[width]['width']}'")
-    page.wait_for_timeout(100)  # and Material's own resize handlers have run
 
 
 def _switch_to_dark(page) -> None:
