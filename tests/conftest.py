@@ -72,14 +72,22 @@ def _shared_dir(config) -> Path:
     return base.parent if hasattr(config, "workerinput") else base
 
 
+def _needs_site(item) -> bool:
+    return bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
 def pytest_collection_modifyitems(config, items):
-    """The tests that read the built site run last, and the build starts as soon as the tests are
-    collected, in the background: while it runs, both cores work through the tests that need no
-    site instead of one core waiting for it. (Each xdist worker collects the same list in the same
-    order; the first to get here starts the build, the others see it started.)"""
-    items.sort(key=lambda item: bool(SITE_FIXTURES & set(item.fixturenames)))
-    if any(SITE_FIXTURES & set(item.fixturenames) for item in items):
-        _start_session_build(_shared_dir(config))
+    """The tests that read the built site run last: while the site builds, in the background, both
+    cores work through the tests that need no site instead of one core waiting for it."""
+    items.sort(key=_needs_site)
+
+
+def pytest_collection_finish(session):
+    """The build starts as soon as the tests are collected (and selected: ``-k``, ``--lf``), if any
+    of them needs the site. Each xdist worker collects the same list; the first to get here starts
+    the build, the others see it started."""
+    if any(_needs_site(item) for item in session.items):
+        _start_session_build(_shared_dir(session.config))
 
 
 def _start_session_build(shared: Path) -> None:
