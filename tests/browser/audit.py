@@ -117,14 +117,15 @@ def site_pages(site: Path) -> list[str]:
     )
 
 
-def new_context(browser, scheme: str, width: str = "desktop"):
-    from .pages import OPEN_SHADOW_ROOTS
+def new_context(browser, scheme: str, width: str = "desktop", root: str = "file:///"):
+    """A context in the palette ``scheme`` that records every request its pages make (``.recorder``)
+    and opens the drawn diagrams' shadow roots, so the checks also see inside them."""
+    from .pages import recording_context
 
     phone = width == "phone"
-    context = browser.new_context(
-        viewport=WIDTHS[width], color_scheme=SCHEMES[scheme], is_mobile=phone, has_touch=phone
+    context = recording_context(
+        browser, root, viewport=WIDTHS[width], color_scheme=SCHEMES[scheme], is_mobile=phone, has_touch=phone
     )
-    context.add_init_script(OPEN_SHADOW_ROOTS)  # so the checks also see inside the drawn diagrams
     # Material keeps the palette a reader chose in localStorage, for every page of the site; each
     # page under audit starts as a first visit does, in the palette of the system preference.
     context.add_init_script("localStorage.clear()")
@@ -201,7 +202,8 @@ def audit_pages(
     layout: bool = False,
     screenshots: bool = False,
 ) -> dict[tuple[str, str, str], dict]:
-    """{(palette, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n}}.
+    """{(palette, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n,
+    "foreign": [every request the page made to another host, over the whole audit]}}.
 
     Each page is loaded once, in a browser context of its own whose system preference is ``scheme``
     (light when None), at the desktop width, rendered, and taken
@@ -217,7 +219,7 @@ def audit_pages(
     for i in range(0, len(paths), AT_ONCE):
         # A context per page: two pages of one context are two tabs of one window, and the one in
         # the background got its animation frames late (a batch of two took half as long again).
-        contexts = [new_context(browser, scheme or "light") for _ in paths[i : i + AT_ONCE]]
+        contexts = [new_context(browser, scheme or "light", root=root) for _ in paths[i : i + AT_ONCE]]
         batch = [(path, context.new_page()) for path, context in zip(paths[i : i + AT_ONCE], contexts)]
         try:
             for path, page in batch:
@@ -244,6 +246,9 @@ def audit_pages(
                         results[palette, width, path]["layout"] = layout_problems(page, width)
                     if screenshots and path in SCREENSHOTS:
                         results[palette, width, path]["screenshot"] = _screenshot(page, path, palette, width)
+            for (path, _), context in zip(batch, contexts, strict=True):
+                for key in [key for key in results if key[2] == path]:
+                    results[key]["foreign"] = context.recorder.foreign()  # requests that left the site
         finally:
             for context in contexts:
                 context.close()

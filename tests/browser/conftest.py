@@ -11,13 +11,12 @@ from __future__ import annotations
 import functools
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
 
 import pytest
 
 from snippet_runner import chromium
 
-from .pages import OPEN_SHADOW_ROOTS, Recorder
+from .pages import recording_context
 
 
 @pytest.fixture(scope="session")
@@ -62,20 +61,6 @@ def site_root(request, built_site) -> str:
 def context(browser, site_root):
     """A fresh browser context that records every request, and aborts any to another host, so a
     stray CDN reference fails fast here instead of waiting on a network this machine may lack."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    ctx.add_init_script(OPEN_SHADOW_ROOTS)
-    recorder = Recorder(site_root)
-    ctx.on("request", recorder)
-    local = urlsplit(site_root).netloc
-
-    def guard(route):
-        if urlsplit(route.request.url).netloc == local:
-            route.continue_()
-        else:
-            route.abort()
-
-    ctx.route("**/*", guard)  # Playwright routes http(s) only; file:// loads are recorded above
-    ctx.recorder = recorder
-    ctx.root = site_root
+    ctx = recording_context(browser, site_root)
     yield ctx
     ctx.close()

@@ -41,6 +41,27 @@ class Recorder:
         return out
 
 
+def recording_context(browser, site_root: str, **options):
+    """A fresh browser context that records every request (``.recorder``), and aborts any to
+    another host, so a stray CDN reference fails fast instead of waiting on a network this machine
+    may lack. (Playwright routes http(s) requests only; file:// loads are recorded all the same.)"""
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 800}, **options})
+    context.add_init_script(OPEN_SHADOW_ROOTS)
+    context.recorder = Recorder(site_root)
+    context.on("request", context.recorder)
+    local = urlsplit(site_root).netloc
+
+    def guard(route):
+        if urlsplit(route.request.url).netloc == local:
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", guard)
+    context.root = site_root
+    return context
+
+
 def open_page(context, path: str):
     """A new page of ``context`` at ``path`` (relative to the site root), fully rendered."""
     page = context.new_page()

@@ -1,8 +1,8 @@
 """WCAG 2.2 AA on every page of the built site: axe-core (from npm) in both palettes, on a desktop
 and a phone, the notebook pages, the print page and the 404 page included; text alternatives for
 every image and diagram; a skip link and a language on every page; and every block that scrolls
-reachable and scrollable from the keyboard. The same page loads check each reading page's layout
-(layout.py) and save screenshots of a few pages, light and dark, desktop and phone, outside the
+reachable and scrollable from the keyboard. The same page loads check that no page, read from disk,
+asks another host for anything, check each reading page's layout (layout.py), and save screenshots of a few pages, light and dark, desktop and phone, outside the
 repository ($SCREENSHOT_DIR, default /tmp/autograd-site-screenshots) for a person to look at.
 
 The pages are read from disk (file://), the harder case: the site must work there, and the 404
@@ -96,6 +96,10 @@ def test_every_page_passes_axe_and_names_its_images(browser, built_site, axe, pa
     assert laid_out == sorted((w, p) for p in pages if p in LAYOUT_PAGES for w in WIDTHS), "a layout check was skipped"
     wrong = [f"{p} at {w} width: {problem}" for (_, w, p), r in results.items() for problem in r.get("layout", [])]
     assert wrong == [], "\n".join(wrong)
+    # The same loads, from disk, show that no page asks another host for anything (test_offline.py
+    # checks a page of each kind over http): every request each page made, over all its steps.
+    foreign = sorted({f"{p}: {url}" for (_, _, p), r in results.items() for url in r["foreign"]})
+    assert foreign == [], "\n".join(foreign)
     shot = {key: r["screenshot"] for key, r in results.items() if "screenshot" in r}
     assert sorted(shot) == sorted(key for key in results if key[2] in SCREENSHOTS), "a screenshot was not taken"
     stale = [

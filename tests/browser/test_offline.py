@@ -1,6 +1,7 @@
 """The built site works with no network: over http://127.0.0.1 and straight from disk (file://),
 no page asks any other host for anything, and navigation, math, diagrams, code copy and the
-notebook pages all work. Every test here runs in both modes (the ``site_root`` fixture)."""
+notebook pages all work. Every test here runs in both modes (the ``site_root`` fixture), but one:
+from disk, the accessibility audit checks every page for requests to other hosts."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ PAGES = [
 RAW_TEX = re.compile(r"\\\(|\\\[|\\frac|\\partial|\$\$")
 
 
+# Over http only: read from disk, every page of the site is checked for the same by the
+# accessibility audit, which loads each one anyway (test_accessibility.py).
+@pytest.mark.parametrize("site_root", ["http"], indirect=True)
 @pytest.mark.parametrize("path", PAGES)
 def test_a_page_asks_no_other_host(context, path):
     page = open_page(context, path)
