@@ -44,7 +44,7 @@ site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replac
 	$(PY) -m snippet_runner site
 
 test: lint $(ASSETS)  ## the whole test suite, after the lint checks
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --dist worksteal
 
 lint: $(READY)  ## ruff's lint and format checks, and actionlint on the GitHub workflow
 	$(VENV)/bin/ruff check .
