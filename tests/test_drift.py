@@ -77,6 +77,30 @@ def project(accepted, tmp_path):
     return project
 
 
+@pytest.fixture(scope="module")
+def recorded_9_9_9(accepted, tmp_path_factory) -> Path:
+    """The accepted project with the record of a `make drift` under "torch 9.9.9" (this interpreter,
+    the examples told so), made once per module (and worker): most tests below start from it. The
+    record is the same bytes on every run (test_rerunning_one_version_replaces_only_its_own_record)."""
+    project = ScratchProject(
+        shutil.copytree(accepted, tmp_path_factory.mktemp("drift-9.9.9") / "project", symlinks=True)
+    )
+    record_fake(project, "9.9.9")
+    return project.root
+
+
+@pytest.fixture
+def recorded(recorded_9_9_9, tmp_path):
+    """A fresh copy of the project with its 9.9.9 record, for one test."""
+    project = ScratchProject(shutil.copytree(recorded_9_9_9, tmp_path / "project", symlinks=True))
+    project.html = lambda page: (project.root / "site" / page).read_text()
+    return project
+
+
+def record_of(project, label="9.9.9") -> dict:
+    return json.loads((project.root / "drift" / f"torch-{label}.json").read_text())
+
+
 def record_fake(project, label="9.9.9", **env):
     """`make drift` with this interpreter as the other torch; returns the record written."""
     code, log = project.run("-m", "snippet_runner.drift", label, "--python", sys.executable, **{FAKE: label, **env})
@@ -84,8 +108,8 @@ def record_fake(project, label="9.9.9", **env):
     return json.loads((project.root / "drift" / f"torch-{label}.json").read_text())
 
 
-def test_each_example_is_classed_against_its_approved_output(project):
-    data = record_fake(project)
+def test_each_example_is_classed_against_its_approved_output(recorded):
+    data = record_of(recorded)
     results = {rel: entry["result"] for rel, entry in data["snippets"].items()}
     assert results == {
         "page/hello.py": "identical",
@@ -131,8 +155,8 @@ def test_a_declared_error_snippet_that_now_hangs_is_a_new_error(project):
     assert entry["message"].startswith("timed out after 1 s")
 
 
-def test_rerunning_one_version_replaces_only_its_own_record(project):
-    record_fake(project, "9.9.9")
+def test_rerunning_one_version_replaces_only_its_own_record(recorded):
+    project = recorded
     record_fake(project, "8.8.8")
     other = (project.root / "drift" / "torch-8.8.8.json").read_bytes()
     first = (project.root / "drift" / "torch-9.9.9.json").read_bytes()
@@ -142,8 +166,8 @@ def test_rerunning_one_version_replaces_only_its_own_record(project):
     assert sorted(p.name for p in (project.root / "drift").iterdir()) == ["torch-8.8.8.json", "torch-9.9.9.json"]
 
 
-def test_the_page_shows_what_differs_and_each_page_names_where_it_holds(project):
-    record_fake(project, "9.9.9")
+def test_the_page_shows_what_differs_and_each_page_names_where_it_holds(recorded):
+    project = recorded
     code, log = project.build()
     assert code == 0, log
     report = project.html("which-pytorch/index.html")
@@ -158,8 +182,8 @@ def test_the_page_shows_what_differs_and_each_page_names_where_it_holds(project)
     assert "torch-line" in other and "identical under" not in other and "some differ under 9.9.9." in other
 
 
-def test_a_version_that_cannot_be_installed_stops_with_one_message_and_leaves_records_alone(project, tmp_path):
-    record_fake(project, "9.9.9")
+def test_a_version_that_cannot_be_installed_stops_with_one_message_and_leaves_records_alone(recorded, tmp_path):
+    project = recorded
     before = (project.root / "drift" / "torch-9.9.9.json").read_bytes()
     empty = tmp_path / "no-wheels"
     empty.mkdir()
@@ -231,8 +255,8 @@ BAD_RECORDS = {
 
 
 @pytest.mark.parametrize("case", list(BAD_RECORDS))
-def test_a_bad_record_fails_the_build_with_one_message_naming_it(project, case):
-    record_fake(project, "9.9.9")
+def test_a_bad_record_fails_the_build_with_one_message_naming_it(recorded, case):
+    project = recorded
     spoil, expected = BAD_RECORDS[case]
     spoil(project.root / "drift" / "torch-9.9.9.json")
     code, log = project.build()
@@ -243,16 +267,16 @@ def test_a_bad_record_fails_the_build_with_one_message_naming_it(project, case):
     assert not (project.root / "site").exists()
 
 
-def test_a_snippet_removed_from_the_site_makes_its_record_bad(project):
-    record_fake(project, "9.9.9")
+def test_a_snippet_removed_from_the_site_makes_its_record_bad(recorded):
+    project = recorded
     (project.root / "docs/other.md").write_text("# Other\n\n{{ run other/env.py }}\n\n{{ run other/boom.py }}\n")
     code, log = project.build()
     assert code != 0
     assert "drift/torch-9.9.9.json: records snippets/other/sometimes.py, which the site no longer runs" in log
 
 
-def test_a_record_older_than_the_approved_output_is_marked_stale(project):
-    record_fake(project, "9.9.9")
+def test_a_record_older_than_the_approved_output_is_marked_stale(recorded):
+    project = recorded
     (project.root / "snippets/page/hello.py").write_text("print('hello again')\n")
     (project.root / "snippets/page/hello.out").write_text("hello again\n")
     code, log = project.build()
@@ -265,8 +289,8 @@ def test_a_record_older_than_the_approved_output_is_marked_stale(project):
     assert "identical under 9.9.9" not in home and "not checked again yet under 9.9.9." in home
 
 
-def test_an_example_added_after_the_record_is_not_claimed(project):
-    record_fake(project, "9.9.9")
+def test_an_example_added_after_the_record_is_not_claimed(recorded):
+    project = recorded
     (project.root / "snippets/page/new.py").write_text("print('new')\n")
     (project.root / "snippets/page/new.out").write_text("new\n")
     (project.root / "docs/index.md").write_text("# Home\n\n{{ run page/hello.py }}\n\n{{ run page/new.py }}\n")
