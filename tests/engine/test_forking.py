@@ -4,14 +4,17 @@ before the child has finished exiting."""
 
 import pytest
 
-from snippet_runner import Engine
+
+@pytest.fixture
+def engine(warm):
+    """The module's warm engine (tests/engine/conftest.py): torch imported once, not once a test."""
+    return warm.engine
 
 
 @pytest.fixture
-def engine(write_snippet):
-    engine = Engine(write_snippet.snippets, approval_mode="warn")
-    yield engine
-    engine.close()
+def write_snippet(warm):
+    """Writes into the warm engine's snippets folder."""
+    return warm.write
 
 
 LIST_SCRATCH = "import os, tempfile\nprint(sorted(os.listdir(tempfile.gettempdir())))\n"
