@@ -18,12 +18,22 @@ from snippet_runner import Engine
 class Warm:
     engine: Engine
 
-    def write(self, rel: str, code: str) -> Path:
-        """Write ``snippets/<rel>`` in the engine's snippets folder, as ``write_snippet`` does."""
-        path = self.engine.snippets_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
-        return path
+    def __post_init__(self):
+        def write(rel: str, code: str) -> Path:
+            """Write ``snippets/<rel>`` in the engine's snippets folder, as ``write_snippet`` does."""
+            path = self.engine.snippets_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
+            return path
+
+        write.snippets = self.engine.snippets_dir
+        self.write = write
+
+    def build(self, approval_mode: str = "warn") -> Engine:
+        """The engine as a new build in ``approval_mode`` starts it: nothing remembered, worker warm."""
+        self.engine.approval_mode = approval_mode
+        self.engine.begin_build()
+        return self.engine
 
 
 @pytest.fixture(scope="module")
@@ -36,5 +46,6 @@ def _warm_engine(tmp_path_factory):
 @pytest.fixture
 def warm(_warm_engine) -> Warm:
     """The module's engine, with nothing of the previous test's build remembered."""
-    _warm_engine.begin_build()
-    return Warm(_warm_engine)
+    warm = Warm(_warm_engine)
+    warm.build()
+    return warm

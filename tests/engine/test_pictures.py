@@ -10,12 +10,13 @@ import hashlib
 import json
 import subprocess
 import sys
+import textwrap
 
 import pytest
 import torch
 from throwaway import GRAPH_SNIPPET
 
-from snippet_runner import Engine, SnippetError, drawing, pictures, spec
+from snippet_runner import SnippetError, drawing, pictures, spec
 from snippet_runner.drawing import Drawer
 from snippet_runner.messages import Picture
 
@@ -286,16 +287,16 @@ def test_drawn_svgs_are_cached_by_their_data(tmp_path):
 
 
 @pytest.fixture
-def engine(write_snippet):
-    engines = []
+def write_snippet(warm):
+    """Writes into the module's warm engine's snippets folder (tests/engine/conftest.py)."""
+    return warm.write
 
-    def make(mode="strict"):
-        engines.append(Engine(write_snippet.snippets, approval_mode=mode, preload=("torch",)))
-        return engines[-1]
 
-    yield make
-    for made in engines:
-        made.close()
+@pytest.fixture
+def engine(warm):
+    """``engine(mode)``: the module's warm engine (torch imported once, not once an engine), as a new
+    build in that approval mode starts it (strict unless told)."""
+    return lambda mode="strict": warm.build(mode)
 
 
 def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine):
@@ -366,8 +367,9 @@ def test_bad_picture_calls_fail_naming_the_snippet_line(write_snippet, engine):
         assert str(caught.value).startswith(message), str(caught.value)
 
 
-def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(write_snippet):
-    path = write_snippet("page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
+def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(tmp_path):
+    path = tmp_path / "graph.py"  # a folder of its own: the test checks the script writes nothing there
+    path.write_text(textwrap.dedent(GRAPH_SNIPPET.format(x="2.0")).lstrip("\n"), encoding="utf-8")
     done = subprocess.run([sys.executable, path.name], cwd=path.parent, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "tensor(60.)\n", "")
     assert sorted(p.name for p in path.parent.iterdir()) == ["graph.py"]  # wrote nothing
