@@ -69,12 +69,16 @@ def accepted(tmp_path_factory) -> Path:
     return project.root
 
 
-@pytest.fixture
-def project(accepted, tmp_path):
-    """A fresh copy of the throwaway project (snippet_runner/scratch.py) for one test."""
-    project = ScratchProject(shutil.copytree(accepted, tmp_path / "project", symlinks=True))
+def copy_of(root: Path, into: Path) -> ScratchProject:
+    """A fresh copy of a throwaway project (snippet_runner/scratch.py), for one test."""
+    project = ScratchProject(shutil.copytree(root, into / "project", symlinks=True))
     project.html = lambda page: (project.root / "site" / page).read_text()
     return project
+
+
+@pytest.fixture
+def project(accepted, tmp_path):
+    return copy_of(accepted, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +86,7 @@ def recorded_9_9_9(accepted, tmp_path_factory) -> Path:
     """The accepted project with the record of a `make drift` under "torch 9.9.9" (this interpreter,
     the examples told so), made once per module (and worker): most tests below start from it. The
     record is the same bytes on every run (test_rerunning_one_version_replaces_only_its_own_record)."""
-    project = ScratchProject(
-        shutil.copytree(accepted, tmp_path_factory.mktemp("drift-9.9.9") / "project", symlinks=True)
-    )
+    project = copy_of(accepted, tmp_path_factory.mktemp("drift-9.9.9"))
     record_fake(project, "9.9.9")
     return project.root
 
@@ -92,9 +94,7 @@ def recorded_9_9_9(accepted, tmp_path_factory) -> Path:
 @pytest.fixture
 def recorded(recorded_9_9_9, tmp_path):
     """A fresh copy of the project with its 9.9.9 record, for one test."""
-    project = ScratchProject(shutil.copytree(recorded_9_9_9, tmp_path / "project", symlinks=True))
-    project.html = lambda page: (project.root / "site" / page).read_text()
-    return project
+    return copy_of(recorded_9_9_9, tmp_path)
 
 
 def record_of(project, label="9.9.9") -> dict:
