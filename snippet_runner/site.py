@@ -27,8 +27,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import click
@@ -59,15 +59,20 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
         print(f"error: {error}", file=sys.stderr)
         return 1
     unchanged.forget(root, site_dir)
-    code = build(project, site_dir, config, epoch)
-    if code == 0:
-        unchanged.remember(root, site_dir, key)
-    return code
+    # The record of what the build left is written while the new site is locked in place: another
+    # build finishing at the same moment could otherwise swap its own in while this one lists it.
+    return build(project, site_dir, config, epoch, swapped=lambda: unchanged.remember(root, site_dir, key))
 
 
 def build(
-    project: Project, site_dir: Path = Path("site"), config: Path = Path("mkdocs.yml"), epoch: int | None = None
+    project: Project,
+    site_dir: Path = Path("site"),
+    config: Path = Path("mkdocs.yml"),
+    epoch: int | None = None,
+    swapped: Callable[[], None] | None = None,
 ) -> int:
+    """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
+    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
     site_dir = site_dir.resolve()
     staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
     umask = os.umask(0)
@@ -93,8 +98,7 @@ def build(
         kept = "left as it was" if site_dir.exists() else "not created"
         print(f"\nBuild {why}; {site_dir.name}/ was {kept}.", file=sys.stderr)
         return code
-    _keep_unchanged(staging, site_dir)
-    _swap_in(staging, site_dir)
+    _swap_in(staging, site_dir, swapped)
     print(f"Site built into {site_dir.name}/")
     if (site_dir / report.NAME).is_file():
         print(f"Execution report (what ran, what came from the cache, and what each cost): {site_dir.name}/{report.NAME}")
@@ -201,12 +205,17 @@ def _keep_unchanged(staging: Path, site_dir: Path) -> None:
             link.unlink(missing_ok=True)
 
 
-def _swap_in(staging: Path, site_dir: Path) -> None:
-    """Replace ``site_dir`` by ``staging``. Two builds finishing at once take turns (a lock beside
-    the site), so neither swaps its site in while the other is half-way through its own swap."""
+def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None = None) -> None:
+    """Replace ``site_dir`` by ``staging``, keeping the old file wherever the bytes did not change,
+    then call ``swapped``. Two builds finishing at once take turns (a lock beside the site), so
+    neither reads or replaces the site while the other is half-way through: a build's record of
+    the files it left once failed on a file the other build's swap had just removed."""
     with open(site_dir.with_name(f".{site_dir.name}.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _keep_unchanged(staging, site_dir)
         _swap(staging, site_dir)
+        if swapped is not None:
+            swapped()
 
 
 def _swap(staging: Path, site_dir: Path) -> None:

@@ -73,7 +73,12 @@ def is_current(project: Path, site_dir: Path, key: str) -> bool:
         record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(record, dict) and record.get("key") == key and record.get("files") == _files(site_dir)
+    if not (isinstance(record, dict) and record.get("key") == key):
+        return False
+    try:
+        return record.get("files") == _files(site_dir)
+    except OSError:  # a file went while it was listed: another build is swapping its site in
+        return False
 
 
 def remember(project: Path, site_dir: Path, key: str) -> None:

@@ -7,6 +7,8 @@ No test here times anything: each checks the behaviour that makes a build cheap.
 
 from __future__ import annotations
 
+import json
+
 from snippet_runner.scratch import MINIMAL_CONFIG
 
 MATERIAL_WITH_PDF = """
@@ -96,6 +98,49 @@ def test_two_builds_at_once_do_not_corrupt_each_other(scratch):
     assert not list(scratch.root.glob("site.*"))
     code, log = scratch.build(force=True)
     assert code == 0 and "snippets: 0 run, 8 from cache" in log, log  # the cache is whole
+
+
+def test_a_build_records_what_it_left_while_its_site_is_locked_in_place(tmp_path):
+    """Two builds at once once failed: one listed site/ for its record while the other swapped its
+    own site in (a file vanished mid-listing). The record is now written under the swap's lock."""
+    import fcntl
+
+    from snippet_runner import site
+
+    site_dir, staging = tmp_path / "site", tmp_path / "staging"
+    staging.mkdir()
+    (staging / "index.html").write_text("new")
+    held = []
+
+    def swapped():
+        with open(tmp_path / ".site.lock", "w") as other:  # what a second build would take
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(False)
+            except BlockingIOError:
+                held.append(True)
+        held.append((site_dir / "index.html").read_text())
+
+    site._swap_in(staging, site_dir, swapped)
+    assert held == [True, "new"]
+
+
+def test_a_site_that_changes_while_it_is_checked_is_not_current(scratch, monkeypatch):
+    from snippet_runner import unchanged
+
+    assert scratch.build()[0] == 0
+    site_dir = scratch.root / "site"
+    key = json.loads(next((scratch.root / unchanged.RECORDS).glob("*.json")).read_text())["key"]
+    assert unchanged.is_current(scratch.root, site_dir, key)
+    real_stat = unchanged.os.stat
+
+    def vanishing(path, *args, **kwargs):  # another build's swap removes a file mid-listing
+        if str(path).endswith("index.html"):
+            raise FileNotFoundError(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(unchanged.os, "stat", vanishing)
+    assert unchanged.is_current(scratch.root, site_dir, key) is False
 
 
 def test_every_build_writes_an_execution_report_slowest_first(scratch):
