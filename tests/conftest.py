@@ -8,30 +8,21 @@ import shlex
 import shutil
 import subprocess
 import sys
-import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from chapter import PROJECT, ROOT, chapter_snippets
+from throwaway import snippet_writer
 
 from snippet_runner.scratch import ScratchProject
 
 
 @pytest.fixture
 def write_snippet(tmp_path):
-    """Write ``snippets/<rel>`` under a temporary root; return the snippets folder."""
-    snippets = tmp_path / "snippets"
-
-    def write(rel: str, code: str) -> Path:
-        path = snippets / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
-        return path
-
-    write.snippets = snippets
-    return write
+    """Writes ``snippets/<rel>`` under a temporary root (``write_snippet.snippets``)."""
+    return snippet_writer(tmp_path / "snippets")
 
 
 @pytest.fixture

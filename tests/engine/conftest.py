@@ -5,47 +5,29 @@ results, as a new build does, and keeps the warm worker, as ``make serve`` does.
 
 from __future__ import annotations
 
-import textwrap
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
+from throwaway import new_build, snippet_writer
 
 from snippet_runner import Engine
 
 
-@dataclass
-class Warm:
-    engine: Engine
-
-    def __post_init__(self):
-        def write(rel: str, code: str) -> Path:
-            """Write ``snippets/<rel>`` in the engine's snippets folder, as ``write_snippet`` does."""
-            path = self.engine.snippets_dir / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
-            return path
-
-        write.snippets = self.engine.snippets_dir
-        self.write = write
-
-    def build(self, approval_mode: str = "warn") -> Engine:
-        """The engine as a new build in ``approval_mode`` starts it: nothing remembered, worker warm."""
-        self.engine.approval_mode = approval_mode
-        self.engine.begin_build()
-        return self.engine
-
-
 @pytest.fixture(scope="module")
-def _warm_engine(tmp_path_factory):
+def warm_engine(tmp_path_factory):
     engine = Engine(tmp_path_factory.mktemp("snippets"), approval_mode="warn")
     yield engine
     engine.close()
 
 
 @pytest.fixture
-def warm(_warm_engine) -> Warm:
-    """The module's engine, with nothing of the previous test's build remembered."""
-    warm = Warm(_warm_engine)
-    warm.build()
-    return warm
+def engine(warm_engine) -> Engine:
+    """The module's warm engine, in warn mode, with nothing of the previous test's build remembered."""
+    return new_build(warm_engine, "warn")
+
+
+@pytest.fixture
+def write_snippet(request, tmp_path):
+    """Writes snippets where the test's engine reads them: into the warm engine's folder for a test
+    that takes ``engine``, else into a folder of the test's own (for the engines it makes itself)."""
+    if "engine" in request.fixturenames:
+        return snippet_writer(request.getfixturevalue("warm_engine").snippets_dir)
+    return snippet_writer(tmp_path / "snippets")

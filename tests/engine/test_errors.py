@@ -4,19 +4,6 @@ import pytest
 
 from snippet_runner import SnippetError
 
-
-@pytest.fixture
-def engine(warm):
-    """The module's warm engine (tests/engine/conftest.py): torch imported once, not once a test."""
-    return warm.engine
-
-
-@pytest.fixture
-def write_snippet(warm):
-    """Writes into the warm engine's snippets folder."""
-    return warm.write
-
-
 BACKWARD_TWICE = """
 # snippet: raises RuntimeError: backward through the graph a second time
 import torch

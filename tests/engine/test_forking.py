@@ -2,21 +2,6 @@
 Landlock ruleset built once in the worker, a frozen garbage collector, huge pages, results read
 before the child has finished exiting."""
 
-import pytest
-
-
-@pytest.fixture
-def engine(warm):
-    """The module's warm engine (tests/engine/conftest.py): torch imported once, not once a test."""
-    return warm.engine
-
-
-@pytest.fixture
-def write_snippet(warm):
-    """Writes into the warm engine's snippets folder."""
-    return warm.write
-
-
 LIST_SCRATCH = "import os, tempfile\nprint(sorted(os.listdir(tempfile.gettempdir())))\n"
 
 

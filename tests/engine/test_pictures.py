@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 import torch
-from throwaway import GRAPH_SNIPPET
+from throwaway import GRAPH_SNIPPET, new_build
 
 from snippet_runner import SnippetError, drawing, pictures, spec
 from snippet_runner.drawing import Drawer
@@ -287,16 +287,10 @@ def test_drawn_svgs_are_cached_by_their_data(tmp_path):
 
 
 @pytest.fixture
-def write_snippet(warm):
-    """Writes into the module's warm engine's snippets folder (tests/engine/conftest.py)."""
-    return warm.write
-
-
-@pytest.fixture
-def engine(warm):
-    """``engine(mode)``: the module's warm engine (torch imported once, not once an engine), as a new
-    build in that approval mode starts it (strict unless told)."""
-    return lambda mode="strict": warm.build(mode)
+def engine(warm_engine):
+    """``engine(mode)``: the module's warm engine (tests/engine/conftest.py: torch imported once, not
+    once an engine), as a new build in that approval mode starts it (strict unless told)."""
+    return lambda mode="strict": new_build(warm_engine, mode)
 
 
 def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine):

@@ -1,19 +1,5 @@
 """How a snippet runs: as a script, from its folder, alone, with torch imported once."""
 
-import pytest
-
-
-@pytest.fixture
-def engine(warm):
-    """The module's warm engine (tests/engine/conftest.py): torch imported once, not once a test."""
-    return warm.engine
-
-
-@pytest.fixture
-def write_snippet(warm):
-    """Writes into the warm engine's snippets folder."""
-    return warm.write
-
 
 def test_runs_as_main_script_from_its_own_folder(write_snippet, engine):
     write_snippet("page/data.txt", "hello from a file beside the snippet\n")
