@@ -282,12 +282,16 @@ def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
 
 def print_page_as_before(print_page: Path) -> Path:
     """The print page as it was before the print-page hook kept one copy of mkdocs-jupyter's
-    stylesheet (``print_page.py``): the kept copy put back into every other notebook's section,
-    where mkdocs-jupyter had put it (after the notebook's code-highlighting styles). Written beside
+    stylesheet and blocked rendering until the page is read (``print_page.py``): the kept copy put
+    back into every other notebook's section, where mkdocs-jupyter had put it (after the notebook's
+    code-highlighting styles), and the render-blocking link and its mark taken out. Written beside
     the print page, so that its relative links resolve the same; the caller removes it."""
     import re
 
+    from snippet_runner.print_page import END_MARK, RENDER_BLOCKING
+
     html = print_page.read_text(encoding="utf-8")
+    html = html.replace(RENDER_BLOCKING + "\n", "", 1).replace(f'<div id="{END_MARK}"></div>\n', "", 1)
     big = [m for m in re.finditer(r"<style\b[^>]*>.*?</style>", html, re.S) if len(m.group(0)) >= 10_000]
     out = print_page.with_name(".print_page.as-before.html")
     if len(big) != 1:

@@ -392,6 +392,40 @@ def test_links_between_pages_land_on_the_page_of_their_target(pdf, sheets, built
     assert checked > 50 and wrong == []
 
 
+def test_line_numbers_print_as_plain_numbers(pdf):
+    # On the site a listing's line number links to its own line; on paper that leads nowhere, and
+    # the 1,703 links and their anchors cost a second of every print (pdf._unlink_line_numbers).
+    links = [name for n in range(1, len(pdf.pages) + 1) for name, _ in internal_links(pdf, n)]
+    assert len(links) > 100
+    assert [name for name in links if "__codelineno" in name] == []
+    assert [name for name in pdf.named_destinations if "__codelineno" in name] == []
+
+
+LISTING = """<div id="print-site-page">
+  <p>See <a href="#p-__codelineno-0-2">line 2</a>.</p>
+  <table><tr><td class="linenos"><div class="linenodiv"><pre><span class="normal"><a href="#p-__codelineno-0-1">1</a></span>
+<span class="normal"><a href="#p-__codelineno-0-2">2</a></span></pre></div></td>
+  <td class="code"><pre><span></span><code><a id="p-__codelineno-0-1" name="p-__codelineno-0-1"></a>x = 1
+<a id="p-__codelineno-0-2" name="p-__codelineno-0-2"></a>y = 2
+</code></pre></td></tr></table>
+  <pre><code><a id="q-__codelineno-1-1" name="q-__codelineno-1-1" href="#q-__codelineno-1-1"></a>z = 3</code></pre>
+</div>"""
+
+
+def test_unlinking_line_numbers_keeps_the_numbers_and_the_links_the_prose_makes(browser):
+    from snippet_runner import pdf as printer
+
+    page = browser.new_page()
+    page.set_content(LISTING)
+    assert printer._unlink_line_numbers(page) == (3, 2)
+    assert page.evaluate("() => document.querySelector('.linenodiv').textContent") == "1\n2"
+    assert page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.outerHTML)") == [
+        '<a href="#p-__codelineno-0-2">line 2</a>',
+        '<a id="p-__codelineno-0-2" name="p-__codelineno-0-2"></a>',
+    ]
+    page.close()
+
+
 def test_links_to_notebook_pages_stay_inside_the_pdf(pdf):
     index = dest_page(pdf, "exercises-index")
     names = {name for name, _ in internal_links(pdf, index) + internal_links(pdf, index + 1)}
@@ -408,13 +442,16 @@ def test_links_to_notebook_pages_stay_inside_the_pdf(pdf):
 
 def test_make_bench_prints_the_old_way_from_the_print_page_as_it_was(built_site, tmp_path):
     """``make bench`` compares the print with the one before the print page lost its repeated
-    notebook stylesheets: the page it rebuilds for that must be the old one, which the hook's
-    pass turns back into today's. (On a copy: the built site must stay as built.)"""
+    notebook stylesheets and blocked rendering until read: the page it rebuilds for that must be
+    the old one, which the hook's passes turn back into today's. (On a copy: the built site must
+    stay as built.)"""
     from snippet_runner import bench
-    from snippet_runner.print_page import last_copy_of_stylesheets
+    from snippet_runner.print_page import RENDER_BLOCKING, last_copy_of_stylesheets, render_when_parsed
 
     today = (built_site / "print_page.html").read_text(encoding="utf-8")
     (tmp_path / "print_page.html").write_text(today, encoding="utf-8")
     old = bench.print_page_as_before(tmp_path / "print_page.html").read_text(encoding="utf-8")
     assert len(old) > 2 * len(today)
-    assert last_copy_of_stylesheets(old) == (today, 5)
+    assert RENDER_BLOCKING not in old and RENDER_BLOCKING in today
+    unique, dropped = last_copy_of_stylesheets(old)
+    assert (render_when_parsed(unique), dropped) == (today, 5)
