@@ -74,25 +74,32 @@ def build(
     """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
     (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
     site_dir = site_dir.resolve()
-    staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` is handled like Ctrl-C
-    if epoch is None:
-        epoch = source_date_epoch(config.resolve().parent)
-    if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
-        os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
-    code, why = 1, "failed"
+    _interrupted.clear()
+    # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
+    # some library's finalizer or `except BaseException` runs is swallowed there (seen once in CI: a
+    # build interrupted 2 s in ran to its end and replaced the site), and the note still ends the build.
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    staging, code, why = None, 1, "failed"
     try:
+        staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
+        if epoch is None:
+            epoch = source_date_epoch(config.resolve().parent)
+        if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
+            os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
         code = _mkdocs_build(config, staging)
-        if code == 0:
+        if code == 0 and not _interrupted:
             code = _print_pdf(staging, site_dir.name, project, epoch)
+        if _interrupted:
+            raise KeyboardInterrupt
     except (KeyboardInterrupt, click.exceptions.Abort):
         code, why = 130, "interrupted"
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        if code != 0:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if code != 0 and staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     if code != 0:
         kept = "left as it was" if site_dir.exists() else "not created"
@@ -122,7 +129,11 @@ def _mkdocs_build(config: Path, site_dir: Path) -> int:
     return 0
 
 
+_interrupted: set[int] = set()  # the signals that asked this build to stop
+
+
 def _interrupt(signum, frame):
+    _interrupted.add(signum)
     raise KeyboardInterrupt
 
 

@@ -280,6 +280,31 @@ def test_make_accept_refuses_an_output_that_differs_between_two_runs(project, tm
     _assert_contained(project, tmp_path)
 
 
+def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeypatch, capsys):
+    """A KeyboardInterrupt raised while a finalizer or a library's ``except BaseException`` runs is
+    lost there; the build must end as interrupted all the same, and keep the old site."""
+    import signal
+
+    from snippet_runner import site
+
+    def build_that_swallows_it(config, staging):
+        (staging / "index.html").write_text("half a new site")
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except BaseException:  # noqa: BLE001, S110 - what the library does
+            pass
+        return 0
+
+    monkeypatch.setattr(site, "_mkdocs_build", build_that_swallows_it)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("the old site")
+    code = site.build(None, tmp_path / "site", tmp_path / "mkdocs.yml", epoch=0)
+    assert code == 130 and "Build interrupted; site/ was left as it was" in capsys.readouterr().err
+    assert (tmp_path / "site" / "index.html").read_text() == "the old site"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folder left
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
 def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project, tmp_path):
     project.write("snippets/page/hello.py", "import time\ntime.sleep(20)\nprint('hello')\n")
     build = project.start_build(start_new_session=True)
