@@ -76,8 +76,8 @@ def build(
     site_dir = site_dir.resolve()
     _interrupted.clear()
     # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
-    # some library's finalizer or `except BaseException` runs is swallowed there (seen once in CI: a
-    # build interrupted 2 s in ran to its end and replaced the site), and the note still ends the build.
+    # some library's finalizer or `except BaseException` runs is swallowed there (seen once in a test
+    # run: a build interrupted 2 s in ran to its end and swapped its site in); the note still ends it.
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     staging, code, why = None, 1, "failed"
     try:

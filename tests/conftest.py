@@ -75,9 +75,9 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_collection_finish(session):
     """The build starts as soon as the tests are collected (and selected: ``-k``, ``--lf``), if any
-    of them needs the site. Each xdist worker collects the same list; the first to get here starts
-    the build, the others see it started."""
-    if any(_needs_site(item) for item in session.items):
+    of them needs the site (``--collect-only`` runs nothing, so builds nothing). Each xdist worker
+    collects the same list; the first to get here starts the build, the others see it started."""
+    if not session.config.option.collectonly and any(_needs_site(item) for item in session.items):
         _start_session_build(_shared_dir(session.config))
 
 
