@@ -12,8 +12,11 @@ nothing here is ever undone.
   2MB``, default 1 MB), with ``SIGXFSZ`` ignored so a write past it fails instead of killing the
   process. It caps any file the snippet writes in its scratch folder the same way.
 * **Writes**: the project, and everything else on disk, is read-only to the snippet; it may write in
-  its own scratch folder (``tempfile.gettempdir()`` and ``$TMPDIR`` point there) and to ``/dev``
-  (``/dev/null``, ``/dev/shm``). Enforced by the kernel with Landlock (the ``landlock`` package;
+  its own scratch folder (``tempfile.gettempdir()`` and ``$TMPDIR`` point there), to ``/dev/null``,
+  ``/dev/zero`` and ``/dev/full``, and in ``/dev/shm`` (POSIX shared memory and semaphores: a
+  ``multiprocessing.Lock``, torch's shared tensors). Nothing else under ``/dev``: it holds the
+  machine's disks, and the build may run as root (CI does), where a snippet could otherwise create,
+  remove or write device files. Enforced by the kernel with Landlock (the ``landlock`` package;
   Linux 5.13 and newer), so a write from C code is refused too. An audit hook in front of it turns
   a refused write from Python into a ``PermissionError`` that says why, instead of a bare EACCES.
 * **Network**: an audit hook refuses ``connect``/``bind``/name lookups with a ``PermissionError``
@@ -44,7 +47,8 @@ except ImportError:  # not installed: the audit hook still refuses writes from P
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
-WRITABLE_ALWAYS = ("/dev",)
+WRITABLE_FOLDERS = ("/dev/shm",)  # beside the snippet's scratch folder
+WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # these files, nothing beside them
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # audit events that change the file system, and which of their arguments are paths
@@ -83,9 +87,10 @@ class Sandbox:
     def _make(self) -> None:
         self.scratch = Path(tempfile.mkdtemp(prefix="snippet-", dir=self._inside))
         self._as_made = _owner(os.stat(self.scratch))
-        writable = (str(self.scratch), *WRITABLE_ALWAYS)
-        self._guard = _Guard(writable)
-        self._ruleset_fd = _ruleset(writable)
+        folders = (str(self.scratch), *(f for f in WRITABLE_FOLDERS if os.path.isdir(f)))
+        devices = tuple(d for d in WRITABLE_DEVICES if os.path.exists(d))
+        self._guard = _Guard(folders + devices)
+        self._ruleset_fd = _ruleset(folders, devices)
 
     def confine(self, memory: int, output: int) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
@@ -184,16 +189,19 @@ class _Guard:
             )
 
 
-def _ruleset(writable: tuple[str, ...]) -> int | None:
-    """A Landlock ruleset that makes everything but ``writable`` read-only, as a file descriptor;
-    None on a kernel without Landlock (the audit hook still refuses writes from Python)."""
+def _ruleset(folders: tuple[str, ...], devices: tuple[str, ...]) -> int | None:
+    """A Landlock ruleset that makes everything read-only but ``folders`` (anything may change in
+    them) and the files ``devices`` (they may be written), as a file descriptor; None on a kernel
+    without Landlock (the audit hook still refuses writes from Python)."""
     if Ruleset is None:
         return None
     ctypes.set_errno(0)  # the landlock package reads errno even when a call succeeded
     try:
         changes = FSAccess.all() & ~(FSAccess.READ_FILE | FSAccess.READ_DIR | FSAccess.EXECUTE)
         ruleset = Ruleset(restrict_rules=changes)
-        ruleset.allow(*writable)
+        ruleset.allow(*folders)
+        # a rule on a file may grant only the rights that apply to files
+        ruleset.allow(*devices, rules=changes & (FSAccess.WRITE_FILE | FSAccess.TRUNCATE | FSAccess.IOCTL_DEV))
     except OSError:
         return None
     return ruleset._fd  # noqa: SLF001 - the package offers no other way to keep a ruleset for later

@@ -24,6 +24,15 @@ import pytest
 
 from snippet_runner.scratch import ScratchProject
 
+# A write from C code (libc's open), which Python's audit hook does not see.
+_C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+_REFUSED = (
+    "if fd < 0:\n"
+    "    raise PermissionError(ctypes.get_errno(), 'the kernel refused the write: ' + os.strerror(ctypes.get_errno()))\n"
+    "print('written')\n"
+)
+DEV_PROBE = "/dev/snippet-runner-probe"
+
 # Each case: its page (docs/<name>.md) includes snippets/<name>/bad.py. (code, expected message)
 BROKEN = {
     "traversal": (
@@ -39,6 +48,19 @@ BROKEN = {
     "deletes_a_page": (
         "import os\n\nos.remove('../../docs/index.md')\n",
         "docs/deletes_a_page.md:3: snippets/deletes_a_page/bad.py:3: raised an unexpected PermissionError",
+    ),
+    # The same two writes from C, past the audit hook: the kernel (Landlock) refuses them.
+    "writes_from_c": (
+        _C_OPEN + "fd = libc.open(b'../../docs/index.md', os.O_WRONLY | os.O_TRUNC)\n" + _REFUSED,
+        "docs/writes_from_c.md:3: snippets/writes_from_c/bad.py:7: raised an unexpected PermissionError:"
+        " [Errno 13] the kernel refused the write: Permission denied",
+    ),
+    # /dev holds the machine's disks, and the build may run as root: a snippet may write to
+    # /dev/null and its like (and /dev/shm), not make or change anything else there.
+    "makes_a_device_file": (
+        _C_OPEN + f"fd = libc.open(b'{DEV_PROBE}', os.O_WRONLY | os.O_CREAT, 0o600)\n" + _REFUSED,
+        "docs/makes_a_device_file.md:3: snippets/makes_a_device_file/bad.py:7: raised an unexpected"
+        " PermissionError: [Errno 13] the kernel refused the write: Permission denied",
     ),
     "memory": (
         "print('allocating')\nblock = bytearray(5 * 1024**3)\n",
@@ -155,7 +177,13 @@ def test_every_bad_snippet_fails_the_build_with_its_page_and_line_all_in_one_run
     (project.root / "snippets" / "symlink_out").mkdir()
     (project.root / "snippets" / "symlink_out" / "bad.py").symlink_to(tmp_path / "evil.py")
 
-    status, log = project.build()
+    try:
+        status, log = project.build()
+    finally:
+        made = os.path.exists(DEV_PROBE)
+        if made:
+            os.unlink(DEV_PROBE)
+    assert not made, f"a snippet made {DEV_PROBE}"
 
     assert status != 0
     assert f"{len(BROKEN)} snippets failed, in page order" in log
@@ -183,6 +211,17 @@ LEFTOVERS = {
     ),
     "child": "import subprocess\nsubprocess.Popen(['sleep', '313.25'])\nprint('started a child process')\n",
     "file": "handle = open(__file__)\nprint('left a file open')\n",
+    # what a snippet may write outside its scratch folder: the null device (from Python, from C,
+    # and a child's output thrown away), and POSIX shared memory and semaphores (/dev/shm)
+    "devnull": (
+        "import ctypes, multiprocessing, os, subprocess\n"
+        "open(os.devnull, 'w').write('gone')\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "assert libc.open(b'/dev/null', os.O_WRONLY) >= 0, os.strerror(ctypes.get_errno())\n"
+        "subprocess.run(['echo', 'gone'], stdout=subprocess.DEVNULL, check=True)\n"
+        "lock = multiprocessing.Lock()\n"
+        "print('wrote to /dev/null, made a lock')\n"
+    ),
 }
 INNOCENT = "import torch\n\nprint(torch.ones(2) * 3)\nprint('done')\n"
 
