@@ -6,6 +6,7 @@ import dataclasses
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -95,7 +96,25 @@ def _start_session_build(shared: Path) -> None:
         command = [sys.executable, "-m", "snippet_runner", "site", "--force", "--site-dir", str(built / "site")]
         out, rc = shlex.quote(str(built / "build.out")), shlex.quote(str(built / "build.rc"))
         script = f'"$@" > {out} 2>&1; echo $? > {rc}.tmp && mv {rc}.tmp {rc}'  # the exit code appears whole
-        subprocess.Popen(["sh", "-c", script, "sh", *command], cwd=ROOT, env=SessionBuild.environment())
+        build = subprocess.Popen(
+            ["sh", "-c", script, "sh", *command], cwd=ROOT, env=SessionBuild.environment(), start_new_session=True
+        )
+        (built / "build.pid").write_text(str(build.pid))
+
+
+def pytest_sessionfinish(session):
+    """A run that stopped early (``-x``, Ctrl-C, a failed fixture) may end while the session's build
+    is still running: it is stopped with the run (SIGTERM, which the build handles like Ctrl-C: its
+    staging folder goes), not left to run on for half a minute. The controller does this, or the
+    one process of a run without xdist; workers leave it to the controller."""
+    if hasattr(session.config, "workerinput"):
+        return
+    built = _shared_dir(session.config) / "built"
+    if (built / "build.pid").exists() and not (built / "build.rc").exists():
+        try:
+            os.killpg(int((built / "build.pid").read_text()), signal.SIGTERM)
+        except (ProcessLookupError, ValueError):
+            pass
 
 
 @pytest.fixture(scope="session")
