@@ -248,8 +248,7 @@ def _link_pages_inside_the_pdf(page) -> int:
 def _unlink_line_numbers(page) -> tuple[int, int]:
     """Make the listings' line numbers plain text, and drop the line anchors nothing links to;
     returns how many of each."""
-    links, anchors = page.evaluate(_UNLINK_LINE_NUMBERS)
-    return links, anchors
+    return tuple(page.evaluate(_UNLINK_LINE_NUMBERS))
 
 
 def _let_tall_blocks_break(page) -> int:

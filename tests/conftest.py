@@ -45,13 +45,9 @@ class SessionBuild:
     log: str  # "exit <code>" and what the build printed
     cache: Path  # the snippet cache the build filled
 
-    @property
-    def env(self) -> dict[str, str]:
-        """The environment under which a build in the repository reuses this build's results."""
-        return self.environment()
-
     @staticmethod
     def environment() -> dict[str, str]:
+        """The environment under which a build in the repository reuses this build's results."""
         return {**os.environ, "SNIPPETS_CACHE_DIR": SESSION_CACHE, "NO_MKDOCS_2_WARNING": "1"}
 
 

@@ -49,7 +49,7 @@ def test_properdocs_builds_the_site_with_real_outputs(tmp_path, session_build):
     done = subprocess.run(
         [sys.executable, "-m", "properdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
-        env=session_build.env,  # the snippets' results from the session's build: only the builder differs
+        env=session_build.environment(),  # the snippets' results from the session's build: only the builder differs
         capture_output=True,
         text=True,
     )

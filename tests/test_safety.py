@@ -322,8 +322,6 @@ def test_make_accept_refuses_an_output_that_differs_between_two_runs(project, tm
 def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeypatch, capsys):
     """A KeyboardInterrupt raised while a finalizer or a library's ``except BaseException`` runs is
     lost there; the build must end as interrupted all the same, and keep the old site."""
-    import signal
-
     from snippet_runner import site
 
     def build_that_swallows_it(config, staging):
