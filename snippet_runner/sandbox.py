@@ -14,8 +14,7 @@ nothing here is ever undone.
 * **Writes**: the project, and everything else on disk, is read-only to the snippet; it may write in
   its own scratch folder (``tempfile.gettempdir()`` and ``$TMPDIR`` point there), to ``/dev/null``,
   ``/dev/zero`` and ``/dev/full``, and in ``/dev/shm`` (POSIX shared memory and semaphores: a
-  ``multiprocessing.Lock``, torch's shared tensors; what a snippet leaves there is removed before
-  the next one runs, as its scratch folder is emptied). Nothing else under ``/dev``: it holds the
+  ``multiprocessing.Lock``, torch's shared tensors). Nothing else under ``/dev``: it holds the
   machine's disks, and the build may run as root (CI does), where a snippet could otherwise create,
   remove or write device files. Enforced by the kernel with Landlock (the ``landlock`` package;
   Linux 5.13 and newer), so a write from C code is refused too. An audit hook in front of it turns
@@ -48,8 +47,7 @@ except ImportError:  # not installed: the audit hook still refuses writes from P
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
-SHARED_MEMORY = "/dev/shm"
-WRITABLE_FOLDERS = (SHARED_MEMORY,)  # beside the snippet's scratch folder
+WRITABLE_FOLDERS = ("/dev/shm",)  # beside the snippet's scratch folder
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # these files, nothing beside them
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -84,7 +82,6 @@ class Sandbox:
 
     def __init__(self, inside: str | None = None) -> None:
         self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
-        self._shared_before: set[str] | None = None  # /dev/shm before the snippet ran
         self._make()
 
     def _make(self) -> None:
@@ -109,30 +106,10 @@ class Sandbox:
             # The snippet must not hold the worker's ruleset: rules it added would bind the next child.
             os.close(self._ruleset_fd)
 
-    def note_shared_memory(self) -> None:
-        """What ``/dev/shm`` holds before a snippet runs (see :meth:`clean`)."""
-        self._shared_before = _entries(SHARED_MEMORY)
-
     def clean(self) -> None:
         """Empty the scratch folder for the next snippet; call it only once no process of the
         last one is left. The usual case, nothing left, costs two system calls. A folder that
-        cannot be put back as it was (its mode changed, an entry that will not go) is replaced.
-
-        What the snippet left in ``/dev/shm`` goes too: an entry made while it ran that no process
-        has open or mapped any more. (One that a process still holds belongs to a snippet that is
-        running beside it, in another worker; the snippet's own processes are all gone by now.)"""
-        before, self._shared_before = self._shared_before, None
-        if before is not None:
-            left = _entries(SHARED_MEMORY) - before
-            for name in left - _held_in(SHARED_MEMORY) if left else ():
-                path = os.path.join(SHARED_MEMORY, name)
-                try:
-                    if os.path.isdir(path) and not os.path.islink(path):
-                        shutil.rmtree(path)
-                    else:
-                        os.unlink(path)
-                except OSError:
-                    pass  # another user's, or gone already
+        cannot be put back as it was (its mode changed, an entry that will not go) is replaced."""
         try:
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
                 return
@@ -153,42 +130,6 @@ class Sandbox:
         if self._ruleset_fd is not None:
             os.close(self._ruleset_fd)
             self._ruleset_fd = None
-
-
-def _entries(folder: str) -> set[str]:
-    try:
-        return set(os.listdir(folder))
-    except OSError:
-        return set()
-
-
-def _held_in(folder: str) -> set[str]:
-    """The names in ``folder`` that some process has open or mapped (as far as /proc lets us see:
-    our own user's processes, which are the only ones whose entries we could remove)."""
-    prefix = folder.rstrip("/") + "/"
-    held = set()
-
-    def add(target: str) -> None:
-        if target.startswith(prefix):
-            held.add(target[len(prefix) :].removesuffix(" (deleted)").split("/")[0])
-
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                try:
-                    add(os.readlink(f"/proc/{pid}/fd/{fd}"))
-                except OSError:
-                    pass
-            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
-                for line in maps:
-                    at = line.find(prefix)
-                    if at >= 0:
-                        add(line[at:].rstrip("\n"))
-        except OSError:
-            continue
-    return held
 
 
 def _owner(st: os.stat_result) -> tuple[int, int, int]:

@@ -110,7 +110,6 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     down its copy of the address space, so the build gets it that much sooner; the caller must
     :func:`settle` before the next snippet runs."""
     read_fd, write_fd = os.pipe()
-    box.note_shared_memory()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)

@@ -23,25 +23,6 @@ def test_the_next_snippet_finds_its_scratch_folder_empty(write_snippet, engine):
     assert engine.run("page/look.py").output == "[]\n"
 
 
-def test_the_next_snippet_finds_nothing_left_in_shared_memory(write_snippet, engine):
-    """/dev/shm is writable (POSIX shared memory and semaphores), and outlives any process: what a
-    snippet leaves there is removed before the next one runs, and only that."""
-    import os
-
-    name = f"/dev/shm/snippet-runner-test-{os.getpid()}"
-    kept = f"/dev/shm/snippet-runner-kept-{os.getpid()}"  # there before: not the snippet's to remove
-    open(kept, "w").close()
-    write_snippet("page/leave.py", f"open({name!r}, 'w').write('left behind')\nprint('left')\n")
-    write_snippet("page/look.py", f"import os\nprint(os.path.exists({name!r}), os.path.exists({kept!r}))\n")
-    try:
-        assert engine.run("page/leave.py").output == "left\n"
-        assert engine.run("page/look.py").output == "False True\n"
-    finally:
-        for path in (name, kept):
-            if os.path.exists(path):
-                os.unlink(path)
-
-
 def test_a_scratch_folder_left_unusable_is_replaced(write_snippet, engine):
     write_snippet("page/lock.py", "import os, tempfile\nos.chmod(tempfile.gettempdir(), 0o500)\nprint('locked')\n")
     write_snippet(
