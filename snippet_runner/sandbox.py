@@ -14,7 +14,10 @@ nothing here is ever undone.
 * **Writes**: the project, and everything else on disk, is read-only to the snippet; it may write in
   its own scratch folder (``tempfile.gettempdir()`` and ``$TMPDIR`` point there), to ``/dev/null``,
   ``/dev/zero`` and ``/dev/full``, and in ``/dev/shm`` (POSIX shared memory and semaphores: a
-  ``multiprocessing.Lock``, torch's shared tensors). Nothing else under ``/dev``: it holds the
+  ``multiprocessing.Lock``, torch's shared tensors). ``/dev/shm`` is shared by every process on
+  the machine and is not emptied between snippets: a file a snippet leaves there on purpose can be
+  read by a later one. (Removing what appeared there during a snippet's run was tried: it also
+  removed files other programs made meanwhile, so it was taken out.) Nothing else under ``/dev``: it holds the
   machine's disks, and the build may run as root (CI does), where a snippet could otherwise create,
   remove or write device files. Enforced by the kernel with Landlock (the ``landlock`` package;
   Linux 5.13 and newer), so a write from C code is refused too. An audit hook in front of it turns
