@@ -15,7 +15,7 @@ from pathlib import Path
 
 from snippet_runner import approval, spec
 from snippet_runner.cache import ResultCache, key_for
-from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.messages import Death, Picture, RaisedError, RunResult
 from snippet_runner.pool import PreloadError, Runner
 
@@ -33,7 +33,7 @@ class Outcome:
     seconds: float = 0.0
     peak_rss_growth_kb: int = 0
     verdict: approval.Verdict | None = None  # None when execution is off
-    pictures: tuple[Picture, ...] = ()  # the data of what it showed (show_graph, show_curves), checked
+    pictures: tuple[Picture, ...] = ()  # the data of the pictures captured from its run, checked
 
     @property
     def output(self) -> str:
@@ -170,10 +170,12 @@ class Engine:
         printed = sum(len(text.encode()) for text in result.outputs)
         self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
         _check_limits(snippet, result)
+        error = _check_exception(snippet, result)
+        _check_pictures(snippet, result)
         outcome = Outcome(
             snippet,
             outputs=result.outputs,
-            error=_check_exception(snippet, result),
+            error=error,
             cached=cached,
             seconds=result.seconds,
             peak_rss_growth_kb=result.peak_rss_growth_kb,
@@ -320,6 +322,14 @@ def _innermost_line(stack: str, path: Path) -> int | None:
         if match["file"] == str(path):
             return int(match["line"])
     return None
+
+
+def _check_pictures(snippet: spec.Snippet, result: RunResult) -> None:
+    """A picture setting the run could not satisfy fails, naming the setting's line."""
+    if not result.picture_errors:
+        return
+    errors = [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]
+    raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
 
 
 def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:

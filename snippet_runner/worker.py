@@ -94,7 +94,7 @@ import traceback
 import types
 from pathlib import Path
 
-from snippet_runner import messages, sandbox
+from snippet_runner import messages, pictures, sandbox
 from snippet_runner.capture import Terminal, terminal_warnings, trimmed_traceback
 from snippet_runner.messages import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 
@@ -194,6 +194,7 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
     outputs: list[str] = []
     printed_at: list[tuple[int, int, int]] = []
     error = None
+    watch = pictures.Watch(request.pictures, module.__dict__, str(path)) if request.pictures else None
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     _stack_on_death(dump, request.timeout)
@@ -204,6 +205,7 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         printed_at += [(index, offset, line) for offset, line in terminal.marks]
         if error is not None:
             break
+    shown, failed = watch.results() if watch is not None else ([], [])
     return RunResult(
         id=request.id,
         outputs=tuple(outputs),
@@ -211,17 +213,9 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         seconds=time.perf_counter() - started,
         peak_rss_growth_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
         printed_at=tuple(printed_at),
-        pictures=_pictures(),
+        pictures=tuple(messages.Picture(p["kind"], p["line"], p["data"]) for p in shown),
+        picture_errors=tuple(failed),
     )
-
-
-def _pictures() -> tuple[messages.Picture, ...]:
-    """What the snippet showed through :mod:`snippet_runner.pictures`, if it imported it. (The
-    module lives in this process, so its list is the side channel: no file, nothing to clean up.)"""
-    shown = sys.modules.get("snippet_runner.pictures")
-    if shown is None:
-        return ()
-    return tuple(messages.Picture(p["kind"], int(p["line"]), p["data"]) for p in shown.collected())
 
 
 def _stack_on_death(dump, timeout: float) -> None:
