@@ -5,7 +5,9 @@ that works without MkDocs. This plugin adds what needs MkDocs' build events: it 
 :class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
 (``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
 renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
-watches the snippets; it writes the exercise notebooks; and it gives templates the build info.
+watches the snippets; it writes the exercise notebooks, and each teaching page's examples as a
+notebook plus one archive of them all (:mod:`snippet_runner.page_notebooks`, linked from the pages
+through ``page.meta``); and it gives templates the build info.
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
 warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
@@ -29,10 +31,10 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
-from snippet_runner import drawing, extension, report, reuse
+from snippet_runner import drawing, extension, page_notebooks, report, reuse
 from snippet_runner.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
-from snippet_runner.includes import combined, run_all
+from snippet_runner.includes import combined, find_includes, run_all
 from snippet_runner.notebooks import adjust_rendered_page, to_notebook
 from snippet_runner.project import Project, SnippetRunnerConfig
 
@@ -53,6 +55,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
         self.dirty = False
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
+        self.titles: dict[str, str] = {}  # src_uri -> the page's title in the navigation
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -103,6 +106,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         one message listing every failure; and give templates the ``build_info`` snippet's output."""
         if not self.engine.execute:
             return nav
+        self.titles = {page.file.src_uri: page.title for page in nav.pages if page.title}
         order = [page.file for page in nav.pages]
         errors = []
         track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
@@ -191,6 +195,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         # Material's search plugin reads page.meta (in on_page_context).
         if page.file.src_uri in self.notebooks and self.project.notebook_search_boost != 1:
             page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
+        elif page.file.src_uri.endswith(".md") and find_includes(markdown, page.file.src_uri):
+            # the template links these (overrides/main.html); on_post_build writes them
+            folder = page_notebooks.FOLDER
+            page.meta["examples_notebook"] = f"{folder}/{page_notebooks.notebook_name(page.file.src_uri)}"
+            page.meta["examples_archive"] = f"{folder}/{page_notebooks.ARCHIVE}"
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -201,6 +210,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return html
 
     def on_post_build(self, *, config):
+        self._write_downloads(config)
         log.info(self.engine.summary())
         log.info(drawing.STATS.line())
         if self.engine.execute and self.engine.records:
@@ -209,6 +219,41 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             log.info(f"Execution report (each snippet's page, run time, memory, output): {report.NAME} in the site")
         if not self.serving:
             self._close()
+
+    def _write_downloads(self, config) -> None:
+        """Every page's notebook and the archive, from the committed pages, examples and approved
+        outputs (not this build's runs, which ``make serve`` may show unapproved), so they are the
+        same bytes on every build of a commit, a dirty rebuild included."""
+        from importlib import metadata
+
+        try:
+            notebooks = []
+            for path in self.project.pages():
+                src = path.relative_to(self.project.docs_dir).as_posix()
+                markdown, _ = get_data(path.read_text(encoding="utf-8"))
+                url = "../" + (src.removesuffix(".md") + (".html" if not config.use_directory_urls else "/"))
+                title = self.titles.get(src, Path(src).stem.replace("-", " ").capitalize())
+                built = page_notebooks.build(markdown, src, title, url, self.project.snippets_dir)
+                if built is not None:
+                    notebooks.append(built)
+            versions = {name: metadata.version(name).split("+")[0] for name in ("torch", "nbval")}
+            bundle = page_notebooks.archive(
+                notebooks,
+                list(self.project.shown()),
+                self.project.snippets_dir,
+                page_notebooks.README.format(**versions),
+            )
+        except SnippetError as error:
+            raise PluginError(str(error)) from None
+        folder = Path(config.site_dir) / page_notebooks.FOLDER
+        folder.mkdir(parents=True, exist_ok=True)
+        for notebook in notebooks:
+            (folder / notebook.name).write_text(notebook.text, encoding="utf-8")
+        (folder / page_notebooks.ARCHIVE).write_bytes(bundle)
+        log.info(
+            f"Downloads: {len(notebooks)} page notebooks ({sum(len(n.text) for n in notebooks) / 1024:.0f} KB),"
+            f" {page_notebooks.ARCHIVE} ({len(bundle) / 1024:.0f} KB)"
+        )
 
     def on_build_error(self, *, error):
         if not self.serving:
