@@ -17,7 +17,7 @@ import pytest
 from chapter import PROJECT, ROOT, chapter_snippets
 from throwaway import snippet_writer
 
-from snippet_runner.scratch import ScratchProject
+from devtools.scratch import ScratchProject
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from chapter import ROOT
 
-from snippet_runner import bench
-from snippet_runner.scratch import ScratchProject
+from devtools import bench
+from devtools.scratch import ScratchProject
 
 
 def test_the_copy_holds_everything_a_build_reads_and_no_caches(tmp_path):

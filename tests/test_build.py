@@ -7,7 +7,7 @@ file:line, and leave the previous site/ untouched.
 import pytest
 from throwaway import GRAPH_SNIPPET
 
-from snippet_runner.scratch import MINIMAL_CONFIG, serving
+from devtools.scratch import MINIMAL_CONFIG, serving
 
 
 def test_good_build_shows_code_and_output(scratch):

@@ -12,8 +12,8 @@ import sys
 import markdown
 from chapter import DOCS, ROOT
 
-from snippet_runner import extension
-from snippet_runner.extension import RunExtension
+from snippet_runner.markdown import extension
+from snippet_runner.markdown.extension import RunExtension
 
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from snippet_runner import __version__, drift
-from snippet_runner.scratch import ScratchProject
+from devtools.scratch import ScratchProject
+from snippet_runner import __version__
+from snippet_runner.drift import check as drift
 
 FAKE = "DRIFT_TEST_FAKE_TORCH"  # set: the examples behave as if under another torch
 
@@ -70,7 +71,7 @@ def accepted(tmp_path_factory) -> Path:
 
 
 def copy_of(root: Path, into: Path) -> ScratchProject:
-    """A fresh copy of a throwaway project (snippet_runner/scratch.py), for one test."""
+    """A fresh copy of a throwaway project (devtools/scratch.py), for one test."""
     project = ScratchProject(shutil.copytree(root, into / "project", symlinks=True))
     project.html = lambda page: (project.root / "site" / page).read_text()
     return project

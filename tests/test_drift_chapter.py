@@ -4,7 +4,7 @@ import re
 
 from chapter import ROOT, chapter_snippets
 
-from snippet_runner import drift
+from snippet_runner.drift import check as drift
 
 
 def test_records_load_and_cover_the_newest_and_an_older_release():

@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from snippet_runner.notebooks import to_notebook
+from snippet_runner.markdown.notebooks import to_notebook
 
 # All of these read the outcomes of the session's one build of the chapter (the fresh_runs fixture).
 

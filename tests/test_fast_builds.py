@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from snippet_runner.scratch import MINIMAL_CONFIG
+from devtools.scratch import MINIMAL_CONFIG
 
 MATERIAL_WITH_PDF = """
 site_name: scratch
@@ -105,7 +105,7 @@ def test_a_build_records_what_it_left_while_its_site_is_locked_in_place(tmp_path
     own site in (a file vanished mid-listing). The record is now written under the swap's lock."""
     import fcntl
 
-    from snippet_runner import site
+    from snippet_runner.site import build as site
 
     site_dir, staging = tmp_path / "site", tmp_path / "staging"
     staging.mkdir()
@@ -126,7 +126,7 @@ def test_a_build_records_what_it_left_while_its_site_is_locked_in_place(tmp_path
 
 
 def test_a_site_that_changes_while_it_is_checked_is_not_current(scratch, monkeypatch):
-    from snippet_runner import unchanged
+    from snippet_runner.site import skip as unchanged
 
     assert scratch.build()[0] == 0
     site_dir = scratch.root / "site"

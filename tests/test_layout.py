@@ -4,7 +4,7 @@ import re
 
 from chapter import DOCS, PROJECT, ROOT, SNIPPETS
 
-from snippet_runner.spec import approved_rel
+from snippet_runner.running.snippet import approved_rel
 
 
 def test_snippet_folders_mirror_the_pages_that_include_them():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from snippet_runner import pdf
+from snippet_runner.site import pdf
 
 # DejaVu Sans as Skia embeds it: "0".."9" are glyphs 0x13..0x1C, each 636.23 thousandths of an em.
 DIGITS = ({str(d): 0x13 + d for d in range(10)}, 636.23047)

@@ -5,7 +5,7 @@ out only once it has read all of it."""
 
 from __future__ import annotations
 
-from snippet_runner.print_page import (
+from snippet_runner.plugins.print_page.plugin import (
     END_MARK,
     LARGE_STYLESHEET,
     RENDER_BLOCKING,

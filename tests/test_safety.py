@@ -22,7 +22,7 @@ import time
 import psutil
 import pytest
 
-from snippet_runner.scratch import ScratchProject
+from devtools.scratch import ScratchProject
 
 # A write from C code (libc's open), which Python's audit hook does not see.
 _C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -322,7 +322,7 @@ def test_make_accept_refuses_an_output_that_differs_between_two_runs(project, tm
 def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeypatch, capsys):
     """A KeyboardInterrupt raised while a finalizer or a library's ``except BaseException`` runs is
     lost there; the build must end as interrupted all the same, and keep the old site."""
-    from snippet_runner import site
+    from snippet_runner.site import build as site
 
     def build_that_swallows_it(config, staging):
         (staging / "index.html").write_text("half a new site")
