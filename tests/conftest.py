@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from chapter import PROJECT, ROOT, chapter_snippets
+from real_chapter import PROJECT, ROOT, chapter_snippets
 from throwaway import snippet_writer
 
 from devtools.scratch import ScratchProject

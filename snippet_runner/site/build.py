@@ -8,7 +8,7 @@ staging folder, before the swap, so a PDF that fails to print also leaves the ol
 Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
 skipped and how to get it.
 
-Two builds of the same commit give the same bytes (tests/test_reproducible.py): the build's date is
+Two builds of the same commit give the same bytes (tests/browser/test_reproducible.py): the build's date is
 the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
 bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten. (One file
 is a build's own log and differs: the execution report, ``site/execution-report.html``.)

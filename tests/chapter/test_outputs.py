@@ -5,7 +5,7 @@ and shows a unified diff against its approved ``.out`` file.
 """
 
 import pytest
-from chapter import chapter_snippets
+from real_chapter import chapter_snippets
 
 from snippet_runner import SnippetError
 

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 import pytest
-from chapter import DOCS, SNIPPETS
+from real_chapter import DOCS, SNIPPETS
 
 FIGURE = re.compile(r'<figure class="snippet-picture snippet-picture-(\w+)" id="([^"]+)">(.*?)</figure>', re.S)
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import markdown
-from chapter import DOCS, ROOT
+from real_chapter import DOCS, ROOT
 
 from snippet_runner.markdown import extension
 from snippet_runner.markdown.extension import RunExtension

@@ -2,7 +2,7 @@
 
 import re
 
-from chapter import DOCS, PROJECT, ROOT, SNIPPETS
+from real_chapter import DOCS, PROJECT, ROOT, SNIPPETS
 
 from snippet_runner.running.snippet import approved_rel
 

@@ -1,6 +1,6 @@
 """`make bench` runs on a copy of the project; its scale mode works end to end (no times asserted)."""
 
-from chapter import ROOT
+from real_chapter import ROOT
 
 from devtools import bench
 from devtools.scratch import ScratchProject

@@ -2,7 +2,7 @@
 
 import re
 
-from chapter import ROOT, chapter_snippets
+from real_chapter import ROOT, chapter_snippets
 
 from snippet_runner.drift import check as drift
 

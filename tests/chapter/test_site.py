@@ -5,7 +5,7 @@ import re
 
 import pytest
 import yaml
-from chapter import DOCS, ROOT
+from real_chapter import DOCS, ROOT
 
 OUTPUT_BLOCK = re.compile(r'<div class="snippet-output[^"]*">(.*?)</div>', re.S)
 
