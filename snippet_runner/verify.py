@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from snippet_runner.engine import Engine
+from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 

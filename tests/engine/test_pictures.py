@@ -17,9 +17,12 @@ import textwrap
 import pytest
 from throwaway import GRAPH_SNIPPET, new_build
 
-from snippet_runner import SnippetError, drawing, pictures, spec
-from snippet_runner.drawing import Drawer
-from snippet_runner.messages import Picture
+from snippet_runner import SnippetError
+from snippet_runner.pictures import draw as drawing
+from snippet_runner.pictures import record as pictures
+from snippet_runner.pictures.draw import Drawer
+from snippet_runner.running import snippet as spec
+from snippet_runner.running.protocol import Picture
 
 
 def capture(code: str, *settings: str) -> tuple[list[dict], list[tuple[int, str]], dict]:
@@ -200,7 +203,7 @@ def test_vector_output_starts_from_the_gradient_vector():
 def test_module_parameters_are_named_after_the_module_and_keep_their_forward_values():
     code = """
         import torch
-        from snippet_runner.pictures import tensor_text
+        from snippet_runner.pictures.record import tensor_text
         torch.manual_seed(0)
         model = torch.nn.Linear(1, 1)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
@@ -334,7 +337,7 @@ def test_same_data_gives_the_same_bytes_in_two_fresh_processes():
         "series": [{"label": "a", "y": [3.0, 2.0, 1.5]}, {"label": "b", "y": [3.0, 1.0, 0.5]}],
     }
     script = (
-        "import json, sys, hashlib; from snippet_runner import drawing;"
+        "import json, sys, hashlib; from snippet_runner.pictures import draw as drawing;"
         "pictures = json.loads(sys.argv[1]);"
         "print(' '.join(hashlib.sha256(drawing.draw(p, 'p').encode()).hexdigest() for p in pictures))"
     )

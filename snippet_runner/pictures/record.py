@@ -1,0 +1,460 @@
+"""Pictures from real runs, captured by the build in the snippet's own process: no helper in its code.
+
+A listing stays plain PyTorch; a setting the reader never sees (the listing hides the file's
+``# snippet:`` lines, see :mod:`snippet_runner.running.snippet`) names what to draw::
+
+    # snippet: graph loss
+    # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
+
+:class:`Watch` is set up by the worker's child before the snippet runs, and read after it:
+
+* **graph NAME**: ``torch.autograd.backward`` (which ``Tensor.backward`` calls too) is wrapped in
+  the child. At the first backward pass whose tensors include the snippet's variable ``NAME``
+  (looked up in the snippet's globals, and in the locals of its own frames on the stack, so a
+  tensor inside a function counts too), the graph is walked, hooks are put on its nodes, and then
+  the real backward runs: the picture holds the values that forward pass used and the gradients
+  that really flowed. The wrapper is the child's, so it dies with it.
+* **curves NAME ...**: when the run ends, each named variable (a list of numbers or one-element
+  tensors, or ``NAME[:,N]``, item ``N`` of each entry of a list of tuples) becomes one series.
+
+A setting the run cannot satisfy is reported with its line, and fails the build: a name that is
+no variable of the snippet, a variable that is not a tensor, a tensor with no graph or that never
+went backward, values that are not numbers.
+
+**What was looked at.** sphinx-gallery's image scrapers run each example with matplotlib's Agg
+backend and save whatever figures are open afterwards. Capturing a matplotlib figure was the other
+way offered: it was not taken because it would put matplotlib (its import, its font cache, which
+it writes to a folder the sandbox keeps read-only, and ``plt.show()``'s warning under Agg, which
+would land in the output) into every plotting snippet's process, and into the reader's
+requirements, for four curves whose data the run already holds. torchviz draws a ``grad_fn``
+graph, but only its node classes: no values, no gradients, no names. The graph walk is therefore
+written here:
+
+* tensors are named as the snippet names them (and the parameters of any ``nn.Module`` among its
+  variables, as ``model.weight``);
+* every leaf's value is recorded when the backward pass starts, and its ``.grad`` when it has
+  finished (a callback queued on autograd's engine);
+* a hook on every backward node records the gradient that flowed along each edge (the seed
+  gradient on the edge into the root's node, too);
+* ``saved`` lists what each node saved for the backward pass and whether that backward freed it,
+  which is what ``retain_graph`` is about.
+
+Only the first backward pass through the named tensor is recorded. A graph of more than
+``MAX_NODES`` nodes is refused, and the message says how to draw a part (``stop_at=NAME``).
+
+The data goes back with the run's result (:class:`~snippet_runner.running.protocol.Picture`), is approved
+like an output (``<snippet>.pictures.json``) and cached with it; :mod:`snippet_runner.pictures.draw`
+draws the SVG in the build, outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+MAX_NODES = 60
+
+
+class Watch:
+    """The pictures one run asked for: installed before the snippet runs, read once it ended."""
+
+    def __init__(self, settings, namespace: dict, path: str):
+        self.settings = [(kind, int(line), dict(options)) for kind, line, options in settings]
+        self.namespace, self.path = namespace, str(path)
+        self.graphs: dict[int, dict] = {}  # setting line -> its record, once its backward began
+        self.errors: dict[int, str] = {}
+        self.seen: dict[int, Any] = {}  # setting line -> the last value its name had on the stack
+        if any(kind == "graph" for kind, _, _ in self.settings):
+            self._wrap_backward()
+
+    def _wrap_backward(self) -> None:
+        import torch
+
+        real = torch.autograd.backward
+        watch = self
+
+        def backward(tensors, *args, **kwargs):
+            watch._before_backward(tensors, sys._getframe(1))
+            return real(tensors, *args, **kwargs)
+
+        backward.__wrapped__ = real
+        torch.autograd.backward = backward
+        self._real_backward = real
+
+    def close(self) -> None:
+        """Put ``torch.autograd.backward`` back. The worker's child never needs to (the wrapper
+        dies with it); the tests, which watch in their own process, do."""
+        real = getattr(self, "_real_backward", None)
+        if real is not None:
+            import torch
+
+            torch.autograd.backward = real
+            self._real_backward = None
+
+    def _before_backward(self, tensors, frame) -> None:
+        import torch
+
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        for kind, line, options in self.settings:
+            if kind != "graph" or line in self.graphs or line in self.errors:
+                continue
+            found = self._frame_holding(options["name"], frame)
+            if found is None:
+                continue
+            namespace, value = found
+            self.seen[line] = value
+            if not any(value is root for root in roots):
+                continue
+            record = {"kind": "graph", "line": line, "data": {}}
+            try:
+                _start_graph(value, options, namespace, record)
+            except ValueError as error:
+                self.errors[line] = str(error)
+                continue
+            self.graphs[line] = record
+
+    def _frame_holding(self, name: str, frame):
+        """(the namespace, the value) where the snippet's code sees ``name``: the innermost of its
+        own frames on the stack that has it, else its globals."""
+        while frame is not None:
+            if frame.f_code.co_filename == self.path and name in frame.f_locals:
+                namespace = dict(frame.f_globals)
+                namespace.update(frame.f_locals)
+                return namespace, frame.f_locals[name]
+            frame = frame.f_back
+        if name in self.namespace:
+            return self.namespace, self.namespace[name]
+        return None
+
+    def results(self) -> tuple[list[dict], list[tuple[int, str]]]:
+        """The pictures, in the order of their settings, and the settings that failed."""
+        import torch
+
+        pictures = []
+        for kind, line, options in self.settings:
+            if line in self.errors:
+                continue
+            if kind == "curves":
+                try:
+                    pictures.append({"kind": "curves", "line": line, "data": _curves(options, self.namespace)})
+                except (TypeError, ValueError) as error:
+                    self.errors[line] = str(error)
+                continue
+            record = self.graphs.get(line)
+            if record is not None:
+                finish = record.pop("_finish", None)
+                if finish is not None:
+                    finish()
+                pictures.append({"kind": "graph", "line": line, "data": record["data"]})
+                continue
+            name = options["name"]
+            value = self.namespace.get(name, self.seen.get(line))
+            if name not in self.namespace and line not in self.seen:
+                self.errors[line] = f"'# snippet: graph {name}' names no variable of the snippet"
+            elif not isinstance(value, torch.Tensor):
+                self.errors[line] = (
+                    f"'# snippet: graph {name}' names a {type(value).__name__}, not a tensor;"
+                    " name the tensor whose backward() draws the graph"
+                )
+            elif value.grad_fn is None:
+                self.errors[line] = (
+                    f"'# snippet: graph {name}': {name} has no autograd graph, because no operation on a"
+                    " tensor with requires_grad=True produced it; name a tensor computed from one"
+                )
+            else:
+                self.errors[line] = (
+                    f"'# snippet: graph {name}': {name} never went backward, so there is no backward pass"
+                    f" to draw; call {name}.backward(), or name the tensor the snippet calls backward() on"
+                )
+        return pictures, sorted(self.errors.items())
+
+
+def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
+    names, named = _names(namespace)
+    root_name = options["name"]
+    if tensor.grad_fn is None:
+        raise ValueError(
+            f"'# snippet: graph {root_name}': {root_name} has no autograd graph, because no operation on a"
+            " tensor with requires_grad=True produced it; name a tensor computed from one"
+        )
+    stop_at = ()
+    if "stop_at" in options:
+        stop = namespace.get(options["stop_at"])
+        if stop is None:
+            raise ValueError(f"'# snippet: graph {root_name} stop_at={options['stop_at']}' names no variable")
+        stop_at = (stop,)
+    walk = _Walk(tensor, root_name, names, named, bool(options.get("saved")), stop_at, options.get("title"), record)
+    walk.start()  # its prehook on the root's node sees the backward pass begin
+
+
+# -- numbers -----------------------------------------------------------------------------------
+
+
+def number(value: float) -> str:
+    """A value as the picture shows it: 4 significant digits, no ``-0``, ``inf``/``nan`` as words."""
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    text = f"{value:.4g}"
+    return "0" if text == "-0" else text
+
+
+def tensor_text(tensor) -> str:
+    """A tensor's values, short: ``2``, ``[1, 2, 3]``, or its shape and range when it is large."""
+    t = tensor.detach().to("cpu").double()
+    if t.numel() == 1:
+        return number(t.item())
+    if t.numel() <= 8:
+        return _nested(t.tolist())
+    return f"{'×'.join(map(str, t.shape))} values in [{number(t.min().item())}, {number(t.max().item())}]"
+
+
+def _nested(values) -> str:
+    if isinstance(values, list):
+        return "[" + ", ".join(_nested(v) for v in values) + "]"
+    return number(values)
+
+
+# -- the graph ---------------------------------------------------------------------------------
+
+
+def _names(namespace: dict) -> tuple[dict[int, str], list]:
+    """``id(tensor) -> name`` for the snippet's variables and the parameters of its modules, and
+    its tensors as ``(name, tensor)`` pairs, in the order they were defined."""
+    import torch
+
+    names: dict[int, str] = {}
+    named = []
+    for name, value in namespace.items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, torch.Tensor):
+            names.setdefault(id(value), name)
+            named.append((name, value))
+        elif isinstance(value, torch.nn.Module):
+            for pname, parameter in value.named_parameters():
+                names.setdefault(id(parameter), f"{name}.{pname}")
+    return names, named
+
+
+class _Walk:
+    """One graph: built as its backward pass starts, finished when that pass ends."""
+
+    def __init__(self, root, root_name, names, named, saved, stop_at, title, record):
+        self.root, self.root_name, self.names, self.named = root, root_name, names, named
+        self.saved, self.title, self.record = saved, title, record
+        self.stop_nodes = {t.grad_fn: t for t in stop_at if getattr(t, "grad_fn", None) is not None}
+        self.ids: dict[Any, str] = {}  # backward node -> "f<n>"
+        self.nodes: list[dict] = []
+        self.edges: list[dict] = []
+        self.flows: dict[tuple[str, int], str] = {}  # (node id, input index) -> gradient
+        self.tensors: list[tuple[dict, Any]] = []  # (tensor node, tensor): .grad read at the end
+        self.saved_of: list[tuple[dict, Any, list[str]]] = []
+        self.seed: str | None = None
+        self.active = False
+        self.finished = False
+
+    def start(self) -> None:
+        root_node = self._tensor_node(self.root, self.root_name, leaf=False)
+        seed = {"from": root_node["id"], "to": None, "grad": None, "kind": "seed"}
+        self.edges.append(seed)
+        seed["to"] = self._visit(self.root.grad_fn)
+        # the caller's other non-leaf tensors that are outputs of nodes in this graph, by name
+        shown = {id(self.root)} | {id(t) for t in self.stop_nodes.values()}
+        for name, tensor in self.named:
+            node = tensor.grad_fn
+            if node is None or id(tensor) in shown or node not in self.ids or self.names.get(id(tensor)) != name:
+                continue
+            shown.add(id(tensor))
+            entry = self._tensor_node(tensor, name, leaf=False)
+            self.edges.append({"from": entry["id"], "to": self.ids[node], "grad": None, "kind": "grad_fn"})
+        if len(self.nodes) > MAX_NODES:
+            self.finished = True  # its hooks stay on the nodes, doing nothing
+            raise ValueError(
+                f"'# snippet: graph {self.root_name}': the graph has {len(self.nodes)} nodes, more than"
+                f" {MAX_NODES} can be read on a page; draw a part of it with"
+                f" '# snippet: graph {self.root_name} stop_at=t', which draws it only down to an"
+                " intermediate tensor t, or show a smaller model"
+            )
+        self.root.grad_fn.register_prehook(self._on_root)
+        self.record["data"] = {"kind": "graph", "root": self.root_name, "title": self.title}
+        self.record["_finish"] = self._finish
+
+    # -- walking ------------------------------------------------------------------------------
+
+    def _visit(self, node) -> str:
+        if node in self.ids:
+            return self.ids[node]
+        node_id = f"f{len(self.ids)}"
+        self.ids[node] = node_id
+        name = type(node).__name__
+        entry = {"id": node_id, "type": "function", "name": name}
+        self.nodes.append(entry)
+        if self.saved:
+            saved = [attr for attr in sorted(dir(node)) if attr.startswith("_saved_") and _is_tensor(node, attr)]
+            entry["saved"] = [
+                {"name": attr.removeprefix("_saved_"), "value": tensor_text(getattr(node, attr))} for attr in saved
+            ]
+            self.saved_of.append((entry, node, saved))
+        if node in self.stop_nodes:
+            tensor = self.stop_nodes[node]
+            stop = self._tensor_node(tensor, self.names.get(id(tensor), "(unnamed)"), leaf=False)
+            stop["continues"] = True
+            self.edges.append({"from": stop["id"], "to": node_id, "grad": None, "kind": "grad_fn"})
+            return node_id
+        if hasattr(node, "variable"):  # AccumulateGrad: the leaf it fills
+            leaf = node.variable
+            tensor = self._tensor_node(leaf, self.names.get(id(leaf), "(unnamed leaf)"), leaf=True)
+            self.edges.append(
+                {"from": node_id, "to": tensor["id"], "grad": None, "kind": "accumulate", "_key": (node_id, -1)}
+            )
+        for index, (parent, _) in enumerate(node.next_functions):
+            if parent is None:
+                continue
+            edge = {"from": node_id, "to": None, "grad": None, "kind": "flow", "_key": (node_id, index)}
+            self.edges.append(edge)  # before the nodes below it, so edges read from the root down
+            edge["to"] = self._visit(parent)
+        node.register_hook(
+            lambda grad_inputs, grad_outputs, node_id=node_id: self._on_node(node_id, grad_inputs, grad_outputs)
+        )
+        return node_id
+
+    def _tensor_node(self, tensor, name: str, *, leaf: bool) -> dict:
+        entry = {
+            "id": f"t{sum(1 for n in self.nodes if n['type'] == 'tensor')}",
+            "type": "tensor",
+            "name": name,
+            "leaf": leaf,
+            "value": tensor_text(tensor),
+        }
+        self.nodes.append(entry)
+        self.tensors.append((entry, tensor))
+        return entry
+
+    # -- the backward pass --------------------------------------------------------------------
+
+    def _on_root(self, grad_outputs):
+        import torch
+
+        if self.finished or self.active:
+            return None
+        self.active = True
+        self.seed = tensor_text(grad_outputs[0]) if grad_outputs and grad_outputs[0] is not None else None
+        torch.autograd.Variable._execution_engine.queue_callback(self._finish)
+        return None
+
+    def _on_node(self, node_id, grad_inputs, grad_outputs):
+        if not self.active:
+            return None
+        for index, grad in enumerate(grad_inputs):
+            if grad is not None:
+                self.flows[(node_id, index)] = tensor_text(grad)
+        if grad_outputs and grad_outputs[0] is not None:
+            self.flows[(node_id, -1)] = tensor_text(grad_outputs[0])  # what reached the node
+        return None
+
+    def _finish(self) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        self.active = False
+        for entry, tensor in self.tensors:
+            if entry["leaf"] or tensor.retains_grad:
+                grad = tensor.grad
+                entry["grad"] = None if grad is None else tensor_text(grad)
+            else:
+                entry["grad"] = None
+                entry["grad_kept"] = False  # a non-leaf that did not call retain_grad() keeps none
+        for entry, node, saved in self.saved_of:
+            for item, attr in zip(entry["saved"], saved, strict=True):
+                item["freed"] = _freed(node, attr)
+        edges = []
+        for edge in self.edges:
+            key = edge.pop("_key", None)
+            if edge["kind"] == "seed":
+                edge["grad"] = self.seed
+            elif key is not None:
+                edge["grad"] = self.flows.get(key)
+            edges.append(edge)
+        self.record["data"].update(nodes=self.nodes, edges=edges, backward=self.seed is not None)
+        self.record.pop("_finish", None)
+
+
+def _is_tensor(node, attr: str) -> bool:
+    import torch
+
+    try:
+        return isinstance(getattr(node, attr), torch.Tensor)
+    except RuntimeError:
+        return False
+
+
+def _freed(node, attr: str) -> bool:
+    try:
+        getattr(node, attr)
+    except RuntimeError:
+        return True
+    return False
+
+
+# -- curves ------------------------------------------------------------------------------------
+
+
+def _curves(options: dict, namespace: dict) -> dict:
+    """The data of a ``curves`` setting, from the variables the run left in ``namespace``."""
+    out = []
+    for series in options["series"]:
+        name, column, label = series["name"], series["column"], series["label"]
+        shown = name if column is None else f"{name}[:,{column}]"
+        if name not in namespace:
+            raise ValueError(f"'# snippet: curves {shown}' names no variable of the snippet")
+        try:
+            values = namespace[name]
+            ys = [_value(v if column is None else v[column]) for v in values]
+        except (TypeError, ValueError, IndexError, KeyError) as error:
+            raise TypeError(
+                f"'# snippet: curves {shown}': {name} must be a list of numbers"
+                f"{'' if column is None else f' (item {column} of each entry)'}: {error}"
+            ) from None
+        if not ys:
+            raise ValueError(f"'# snippet: curves {shown}': {name} is empty, so there is nothing to plot")
+        out.append({"label": label, "y": ys})
+    length = max(len(item["y"]) for item in out)
+    if "x" in options:
+        if options["x"] not in namespace:
+            raise ValueError(f"'# snippet: curves ... x={options['x']}' names no variable of the snippet")
+        try:
+            xs = [_value(v) for v in namespace[options["x"]]]
+        except TypeError as error:
+            raise TypeError(f"'# snippet: curves ... x={options['x']}' must name a list of numbers: {error}") from None
+    else:
+        xs = list(range(1, length + 1))
+    for item in out:
+        if len(item["y"]) > len(xs):
+            raise ValueError(f"'# snippet: curves': {item['label']!r} has {len(item['y'])} values but x has {len(xs)}")
+    log = bool(options.get("log"))
+    if log and any(v is not None and v <= 0 for item in out for v in item["y"]):
+        raise ValueError("'# snippet: curves ... log': a log scale needs every value above 0")
+    return {
+        "kind": "curves",
+        "title": options.get("title"),
+        "xlabel": options.get("xlabel", "epoch"),
+        "ylabel": options.get("ylabel", "loss"),
+        "log": log,
+        "x": xs,
+        "series": out,
+    }
+
+
+def _value(v) -> float | None:
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise TypeError(f"{v!r} is a {type(v).__name__}")
+    v = float(v)
+    if not math.isfinite(v):
+        return None
+    return float(f"{v:.6g}")
