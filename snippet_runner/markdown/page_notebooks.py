@@ -61,12 +61,38 @@ def notebook_name(page: str) -> str:
     return page.removesuffix(".md").replace("/", "-") + ".ipynb"
 
 
-def build(markdown: str, page: str, title: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
-    """The notebook of one page (``markdown`` its source), or None if it shows no example.
-    ``page_url``: the page, as a link from the downloads folder."""
-    includes = {include.line: include.rel for include in find_includes(markdown, page)}
+def for_project(project, directory_urls: bool = False) -> tuple[list[PageNotebook], bytes]:
+    """Every page's notebook and the archive, from the project's committed files only (pages,
+    examples, approved outputs), so any build of a commit, a dirty rebuild included, and the tests
+    get the same bytes. ``project``: a :class:`~snippet_runner.project.Project`."""
+    from importlib import metadata
+
+    notebooks = []
+    for path in project.pages():
+        src = path.relative_to(project.docs_dir).as_posix()
+        text = path.read_text(encoding="utf-8")
+        markdown = FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
+        url = "../" + src.removesuffix(".md") + ("/" if directory_urls else ".html")
+        built = build(markdown, f"{project.shown_path(project.docs_dir)}/{src}", src, url, project.snippets_dir)
+        if built is not None:
+            notebooks.append(built)
+    versions = {name: metadata.version(name).split("+")[0] for name in ("torch", "nbval")}
+    bundle = archive(notebooks, list(project.shown()), project.snippets_dir, README.format(**versions))
+    return notebooks, bundle
+
+
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+
+
+def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
+    """The notebook of one page (``markdown`` its source; ``shown`` its name in messages, ``page``
+    relative to the docs folder), or None if it shows no example. ``page_url``: the page, as a
+    link from the downloads folder. Its title is the page's own (its first ``#`` heading)."""
+    includes = {include.line: include.rel for include in find_includes(markdown, shown)}
     if not includes:
         return None
+    first = next((m for m in map(HEADING.match, markdown.splitlines()) if m and len(m["level"]) == 1), None)
+    title = first["text"] if first else Path(page).stem.replace("-", " ").capitalize()
     cells = [
         _markdown(
             f"# {title}\n\nThe examples of the page [{title}]({page_url}), in its order, each with the"

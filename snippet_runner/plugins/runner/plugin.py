@@ -58,7 +58,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
         self.dirty = False
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
-        self.titles: dict[str, str] = {}  # src_uri -> the page's title in the navigation
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -109,7 +108,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         one message listing every failure; and give templates the ``build_info`` snippet's output."""
         if not self.engine.execute:
             return nav
-        self.titles = {page.file.src_uri: page.title for page in nav.pages if page.title}
         order = [page.file for page in nav.pages]
         errors = []
         track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
@@ -224,28 +222,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self._close()
 
     def _write_downloads(self, config) -> None:
-        """Every page's notebook and the archive, from the committed pages, examples and approved
-        outputs (not this build's runs, which ``make serve`` may show unapproved), so they are the
-        same bytes on every build of a commit, a dirty rebuild included."""
-        from importlib import metadata
-
+        """Every page's notebook and the archive (:func:`page_notebooks.for_project`), into the site."""
         try:
-            notebooks = []
-            for path in self.project.pages():
-                src = path.relative_to(self.project.docs_dir).as_posix()
-                markdown, _ = get_data(path.read_text(encoding="utf-8"))
-                url = "../" + (src.removesuffix(".md") + (".html" if not config.use_directory_urls else "/"))
-                title = self.titles.get(src, Path(src).stem.replace("-", " ").capitalize())
-                built = page_notebooks.build(markdown, src, title, url, self.project.snippets_dir)
-                if built is not None:
-                    notebooks.append(built)
-            versions = {name: metadata.version(name).split("+")[0] for name in ("torch", "nbval")}
-            bundle = page_notebooks.archive(
-                notebooks,
-                list(self.project.shown()),
-                self.project.snippets_dir,
-                page_notebooks.README.format(**versions),
-            )
+            notebooks, bundle = page_notebooks.for_project(self.project, config.use_directory_urls)
         except SnippetError as error:
             raise PluginError(str(error)) from None
         folder = Path(config.site_dir) / page_notebooks.FOLDER
