@@ -3,7 +3,9 @@ every page notebook passes nbval, and ``make verify`` tells a changed output fro
 
 "Without this project" is a plain interpreter (``python -I``: no PYTHONPATH, no user site, not
 even the script's folder or the current one on the path) whose first act is to install an import
-blocker for ``snippet_runner``; the test also checks that it cannot import it. Each listing then
+blocker for ``snippet_runner`` (the project is installed, editable, in ``.venv``, so ``-I`` alone
+would still find it); the tests check that it cannot import it. The notebooks' kernel starts the
+same way, from a kernelspec of the test's own. Each listing then
 runs in a fork of that interpreter (torch imported once, as ``python x.py`` would run it: as
 ``__main__``, from its own folder, with that folder on the path), from a copy of the snippets.
 """
@@ -28,8 +30,8 @@ from snippet_runner.markdown import page_notebooks
 from snippet_runner.markdown.run_lines import find_includes, shown_code
 from snippet_runner.running import snippet as spec
 
-PLAIN_RUNNER = r"""
-import importlib.abc, json, os, runpy, sys
+BLOCKER = r"""
+import importlib.abc, sys
 
 class Blocked(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
@@ -38,12 +40,26 @@ class Blocked(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Blocked())
+"""
+
+PLAIN_RUNNER = (
+    BLOCKER
+    + r"""
+import json, os, runpy
+
 try:
     import snippet_runner
     sys.exit("the project's package is importable")
 except ModuleNotFoundError:
     pass
 import torch  # once, before forking, as a warm interpreter would have it
+
+# torch's lazy set-up (autograd, the optimizers' first use: about a second), done once, not per fork;
+# nothing here draws a random number or starts a thread pool
+_w = torch.ones(2, requires_grad=True)
+(_w * 2).sum().backward()
+torch.optim.SGD([_w], lr=0.1).step()
+del _w
 
 root, rels = sys.argv[1], sys.argv[2:]
 results = {}
@@ -83,6 +99,7 @@ for rel in rels:
     results[rel] = {"output": b"".join(chunks).decode(), "status": os.waitstatus_to_exitcode(status)}
 print(json.dumps(results))
 """
+)
 
 FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line \d+, in .*$')
 
@@ -210,10 +227,11 @@ def test_every_page_notebook_passes_nbval_without_the_project_and_a_changed_outp
     nbval as a reader would (``pytest --nbval-lax``), from a folder outside the project; the last
     cell is a copy of a real cell whose saved output was changed, and must be the one failure."""
     notebooks, _ = downloads
-    cells = [nbformat.v4.new_code_cell("import importlib.util\nprint(importlib.util.find_spec('snippet_runner'))")]
+    probe = "try:\n    import snippet_runner\nexcept ModuleNotFoundError as error:\n    print(error)"
+    cells = [nbformat.v4.new_code_cell(probe)]
     cells[0].id, cells[0].execution_count = "blocker", 1
     cells[0].metadata["tags"] = ["nbval-check-output"]
-    cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="None\n")]
+    cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="No module named 'snippet_runner'\n")]
     for notebook in notebooks:
         cells += nbformat.reads(notebook.text, as_version=4).cells
     checked = [c for c in cells if c.cell_type == "code" and "nbval-check-output" in c.metadata.get("tags", [])]
@@ -224,11 +242,18 @@ def test_every_page_notebook_passes_nbval_without_the_project_and_a_changed_outp
     combined = nbformat.v4.new_notebook(cells=[*cells, changed])
     combined.metadata = nbformat.reads(notebooks[0].text, as_version=4).metadata
     (tmp_path / "all_pages.ipynb").write_text(nbformat.writes(combined), encoding="utf-8")
+    (tmp_path / "blocker.py").write_text(BLOCKER, encoding="utf-8")
+    kernel = tmp_path / "jupyter" / "kernels" / "plain"
+    kernel.mkdir(parents=True)
+    launch = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import blocker; sys.path.pop(0);"
+    launch += " from ipykernel.kernelapp import launch_new_instance; launch_new_instance()"
+    spec_json = {"argv": [sys.executable, "-I", "-c", launch, "-f", "{connection_file}"], "language": "python"}
+    (kernel / "kernel.json").write_text(json.dumps({**spec_json, "display_name": "plain"}), encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-I", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--nbval-lax"]
-        + ["--nbval-current-env", "all_pages.ipynb"],
+        + ["--nbval-kernel-name", "plain", "all_pages.ipynb"],
         cwd=tmp_path,
-        env=plain_environment(),
+        env={**plain_environment(), "JUPYTER_PATH": str(tmp_path / "jupyter")},
         capture_output=True,
         text=True,
         timeout=600,
@@ -281,7 +306,7 @@ def test_verify_reports_a_changed_output_and_fails(tmp_path):
         line.strip() == "+tensor(60.)" for line in lines
     )
     assert any(line.startswith("same    snippets/zeroing_gradients/") for line in lines)
-    assert re.search(r", [1-9]\d* same, 1 differ, 0 errors$", lines[-1])
+    assert re.search(r": [1-9]\d* same, 1 differ, 0 errors$", lines[-1])
 
 
 # -- what the pages tell a reader to run ------------------------------------------------------------

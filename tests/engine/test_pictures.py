@@ -482,7 +482,7 @@ def test_a_graph_of_a_tensor_in_a_function_and_a_snippet_that_raises_later(write
 def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(tmp_path):
     path = tmp_path / "graph.py"  # a folder of its own: the test checks the script writes nothing there
     path.write_text(textwrap.dedent(GRAPH_SNIPPET.format(x="2.0")).lstrip("\n"), encoding="utf-8")
-    # -I: isolated, so neither the project's folder nor its package is on the path
+    # -I: no PYTHONPATH, no user site; nothing of the project is imported by the script
     done = subprocess.run([sys.executable, "-I", path.name], cwd=path.parent, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "tensor(60.)\n", "")
     assert sorted(p.name for p in path.parent.iterdir()) == ["graph.py"]  # wrote nothing
