@@ -87,21 +87,35 @@ def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
 
 
 def verify(project: Project, python: str | None, out=sys.stdout) -> int:
+    """Both kinds run at once: the fences' worker imports torch while the examples run."""
     started = time.perf_counter()
-    results: list[tuple[str, str, str]] = []
+    interpreter = python or sys.executable
     rels = list(project.shown())
-    engine = project.engine(approval="warn", cached=False, python=python or sys.executable)
+    folder = Path(tempfile.mkdtemp(prefix="verify-fences-"))
+    engines = []
     try:
-        engine.prefetch(rels)
+        fenced = _write_fences(project, folder)
+        engines.append(project.engine(approval="warn", cached=False, python=interpreter))
+        engines[0].prefetch(rels)
+        if fenced:
+            engines.append(
+                Engine(
+                    folder, None, approval_mode="warn", preload=project.preload, shown_as="fences", python=interpreter
+                )
+            )
+            engines[1].prefetch(list(fenced))
+        results = []
         for rel in rels:
-            verdict, detail = _verdict(engine, rel)
-            results.append((f"{project.snippets_name}/{rel}", verdict, detail))
+            results.append((f"{project.snippets_name}/{rel}", *_verdict(engines[0], rel)))
+            _line(out, *results[-1])
+        for rel, where in fenced.items():
+            results.append((f"{where} (code fence)", *_verdict(engines[1], rel)))
             _line(out, *results[-1])
     finally:
-        engine.close()
-    results += _verify_fences(project, python or sys.executable, out)
+        for engine in engines:
+            engine.close()
+        shutil.rmtree(folder, ignore_errors=True)
     counts = {name: sum(1 for _, v, _ in results if v == name) for name in (SAME, DIFFERS, ERROR)}
-    interpreter = python or sys.executable
     print(
         f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s:"
         f" {counts[SAME]} same, {counts[DIFFERS]} differ, {counts[ERROR]} errors",
@@ -110,35 +124,20 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
     return 0 if counts[SAME] == len(results) else 1
 
 
-def _verify_fences(project: Project, python: str, out) -> list[tuple[str, str, str]]:
-    found = [f for page in project.pages() for f in fences(page, project.shown_path(page))]
-    if not found:
-        return []
-    folder = Path(tempfile.mkdtemp(prefix="verify-fences-"))
+def _write_fences(project: Project, folder: Path) -> dict[str, str]:
+    """Each fence as a throwaway snippet in ``folder`` with an empty approved output:
+    ``{rel: page:line}``. The fence's own lines come last, after the namespace's code."""
     preamble = fence_namespace()
-    try:
-        names = {}
-        for number, (where, _, code) in enumerate(found, start=1):
-            rel = f"fences/fence_{number}.py"
-            path = folder / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # the fence's own lines last, so a traceback's line numbers are the fence's plus the preamble's
-            path.write_text(preamble + code, encoding="utf-8")
-            path.with_suffix(".out").write_text("", encoding="utf-8")
-            names[rel] = where
-        engine = Engine(folder, None, approval_mode="warn", preload=project.preload, shown_as="fences", python=python)
-        results = []
-        try:
-            engine.prefetch(list(names))
-            for rel, where in names.items():
-                verdict, detail = _verdict(engine, rel)
-                results.append((f"{where} (code fence)", verdict, detail))
-                _line(out, *results[-1])
-        finally:
-            engine.close()
-        return results
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    found = [f for page in project.pages() for f in fences(page, project.shown_path(page))]
+    names = {}
+    for number, (where, _, code) in enumerate(found, start=1):
+        rel = f"fences/fence_{number}.py"
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(preamble + code, encoding="utf-8")
+        path.with_suffix(".out").write_text("", encoding="utf-8")
+        names[rel] = where
+    return names
 
 
 def _line(out, name: str, verdict: str, detail: str) -> None:

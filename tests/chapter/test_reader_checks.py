@@ -222,11 +222,17 @@ def test_downloads_are_the_same_bytes_every_time_and_the_archive_holds_every_exa
     assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
 
 
-def test_every_page_notebook_passes_nbval_without_the_project_and_a_changed_output_fails(downloads, tmp_path):
-    """All page notebooks, one after another in one notebook (so one kernel, not twenty), run by
-    nbval as a reader would (``pytest --nbval-lax``), from a folder outside the project; the last
-    cell is a copy of a real cell whose saved output was changed, and must be the one failure."""
+def test_every_page_notebook_passes_nbval_without_the_project_and_a_changed_output_fails(
+    downloads, built_site, tmp_path
+):
+    """All page notebooks, then the six exercise notebooks as the site offers them, one after
+    another in one notebook (so one kernel, not twenty-six), run by nbval as a reader would
+    (``pytest --nbval-lax``), from a folder outside the project; the last cell is a copy of a real
+    cell whose saved output was changed, and must be the one failure. (The exercises' cells carry
+    no nbval tag: nbval runs them and fails on an error, as the exercises page says.)"""
     notebooks, _ = downloads
+    exercises = sorted((built_site / "exercises").glob("*.ipynb"))
+    assert len(exercises) == 6
     probe = "try:\n    import snippet_runner\nexcept ModuleNotFoundError as error:\n    print(error)"
     cells = [nbformat.v4.new_code_cell(probe)]
     cells[0].id, cells[0].execution_count = "blocker", 1
@@ -234,6 +240,8 @@ def test_every_page_notebook_passes_nbval_without_the_project_and_a_changed_outp
     cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="No module named 'snippet_runner'\n")]
     for notebook in notebooks:
         cells += nbformat.reads(notebook.text, as_version=4).cells
+    for exercise in exercises:
+        cells += nbformat.reads(exercise.read_text(encoding="utf-8"), as_version=4).cells
     checked = [c for c in cells if c.cell_type == "code" and "nbval-check-output" in c.metadata.get("tags", [])]
     original = next(c for c in checked if c.outputs and "tensor(" in c.outputs[0].get("text", ""))
     changed = nbformat.from_dict(json.loads(json.dumps(original)))
