@@ -393,6 +393,7 @@ def _cpu() -> tuple[float, float]:
 
 def scale(pages: int = 100, per_page: int = 10) -> None:
     """A book, not a chapter: the engine's overhead per snippet, cold, on every core."""
+    from snippet_runner.checking.approve import HASH_SEEDS, approve
     from snippet_runner.markdown.run_lines import expand
     from snippet_runner.project import Project
 
@@ -410,11 +411,12 @@ def scale(pages: int = 100, per_page: int = 10) -> None:
         project = Project.load(scratch.root / "mkdocs.yml")
         rels = list(project.shown())
 
-        accept = project.engine(approval="accept", cached=False)
-        accept.prefetch(rels)
-        for page, text in docs.items():
-            expand(text, page, accept)
-        accept.close()
+        engines = [project.engine(cached=False, worker_env={"PYTHONHASHSEED": seed}) for seed in HASH_SEEDS]
+        refused = [approval.error for approval in approve(*engines, rels) if approval.error is not None]
+        for engine in engines:
+            engine.close()
+        if refused:
+            raise SystemExit(f"bench: the generated snippets could not be approved: {refused[0]}")
 
         engine = project.engine()
         cpu_before = _cpu()

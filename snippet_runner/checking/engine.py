@@ -20,7 +20,7 @@ from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
 
-APPROVAL_MODES = ("strict", "warn", "accept")
+APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
 SNIPPETS_PER_EXTRA_WORKER = 16
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
@@ -209,7 +209,7 @@ class Engine:
 
     @property
     def _use_cache(self) -> bool:
-        return self.cache is not None and self.approval_mode != "accept"
+        return self.cache is not None
 
     def _judge(self, outcome: Outcome, result: RunResult) -> approved.Verdict:
         snippet = outcome.snippet
@@ -223,10 +223,6 @@ class Engine:
             )
         expected = snippet.expected_output_path
         pictures = approved.pictures_text(outcome.pictures)
-        if self.approval_mode == "accept":
-            changed = approved.write(expected, outcome.output)
-            changed = approved.write_pictures(snippet.expected_pictures_path, pictures) or changed
-            return approved.Verdict(approved=True, changed=changed)
         verdict = approved.compare(expected, outcome.output, snippet.approved_name)
         drawn = approved.compare_pictures(snippet.expected_pictures_path, pictures, snippet.approved_pictures_name)
         if self.approval_mode == "warn":

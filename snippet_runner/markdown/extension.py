@@ -22,8 +22,14 @@ from pathlib import Path
 from markdown import Extension
 from markdown.preprocessors import Preprocessor
 
+from snippet_runner.errors import SnippetError
 from snippet_runner.markdown.run_lines import expand
 from snippet_runner.project import Project
+
+try:  # under MkDocs (or a fork), a bad snippet is a build error, printed as one message
+    from mkdocs.exceptions import PluginError
+except ImportError:  # a builder without MkDocs sees the SnippetError itself
+    PluginError = None
 
 # Before fenced code (pymdownx.superfences and fenced_code register at 25), after
 # normalize_whitespace (30), so the lines we read are the page's lines.
@@ -77,7 +83,12 @@ class _RunPreprocessor(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         project, engine = _current(self.extension.getConfig("config_file"))
         text = "\n".join(lines)
-        return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
+        try:
+            return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
+        except SnippetError as error:
+            if PluginError is None:
+                raise
+            raise PluginError(str(error)) from None
 
     def _page_name(self, project: Project) -> str:
         named = self.extension.getConfig("page")

@@ -97,6 +97,16 @@ def test_serve_mode_shows_unapproved_output_with_a_warning(scratch):
     assert "hello, changed" in html
 
 
+def test_a_build_cannot_approve_only_make_accept_can(scratch):
+    """The one way to approve runs each snippet twice; a build that was asked to approve after one run
+    fails at once, naming the setting, and leaves the approved file as it was."""
+    scratch.write("snippets/page/hello.py", "import random\nprint(random.random())\n")
+    status, log = scratch.build(SNIPPETS_APPROVAL="accept")
+    assert status != 0
+    assert "SNIPPETS_APPROVAL=accept: a build can only check outputs" in log and "Traceback" not in log
+    assert (scratch.root / "snippets" / "page" / "hello.out").read_text() == "hello\n"
+
+
 def test_execution_off_shows_code_only(scratch):
     status, log = scratch.build(SNIPPETS_EXECUTE="0")
     assert status == 0, log
