@@ -39,17 +39,16 @@ import functools
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from html import escape
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from snippet_runner.errors import SnippetError
+from snippet_runner.files import write_atomic
+from snippet_runner.machine import pinned
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -119,11 +118,7 @@ class Drawer:
         STATS.seconds += time.perf_counter() - started
         STATS.by_kind[picture.kind] = STATS.by_kind.get(picture.kind, 0) + 1
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(svg)
-            os.replace(tmp, path)
+            write_atomic(path, svg)
         return svg
 
 
@@ -140,13 +135,7 @@ def _prefix(rel: str, number: int) -> str:
 
 @functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _versions() -> str:
-    found = []
-    for name in ("graphviz", "matplotlib"):
-        try:
-            found.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name}==?")
-    return ",".join(found)
+    return pinned(("graphviz", "matplotlib"))
 
 
 def _key(data: dict, prefix: str) -> str:
