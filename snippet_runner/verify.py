@@ -40,7 +40,7 @@ FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$"
 SAME, DIFFERS, ERROR = "same", "differs", "error"
 
 
-def fences(page: Path, shown: str) -> list[tuple[str, int, str]]:
+def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
     """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run:
     ```` ```python ```` or ```` ```{.python} ````, not marked ``notest`` (fences inside
     admonitions and tabs included, un-indented)."""
@@ -69,8 +69,10 @@ def fences(page: Path, shown: str) -> list[tuple[str, int, str]]:
 
 def fence_namespace() -> str:
     """The code that builds what a fence may use (``conftest.pytest_markdown_docs_globals``)."""
-    import conftest
+    import importlib
 
+    # by name: the project's root conftest.py is the test suite's, not a module of this package
+    conftest = importlib.import_module("conftest")
     source = inspect.getsource(conftest.pytest_markdown_docs_globals)
     return source + "\nglobals().update(pytest_markdown_docs_globals())\n"
 

@@ -39,6 +39,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from snippet_runner.machine import installed_version
 from snippet_runner.markdown.run_lines import FENCE, find_includes, shown_code
 from snippet_runner.running import snippet as spec
 
@@ -65,8 +66,6 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
     """Every page's notebook and the archive, from the project's committed files only (pages,
     examples, approved outputs), so any build of a commit, a dirty rebuild included, and the tests
     get the same bytes. ``project``: a :class:`~snippet_runner.project.Project`."""
-    from importlib import metadata
-
     notebooks = []
     for path in project.pages():
         src = path.relative_to(project.docs_dir).as_posix()
@@ -76,9 +75,20 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
         built = build(markdown, f"{project.shown_path(project.docs_dir)}/{src}", src, url, project.snippets_dir)
         if built is not None:
             notebooks.append(built)
-    versions = {name: metadata.version(name).split("+")[0] for name in ("torch", "nbval")}
+    versions = {name: _pinned(project.root, name) for name in ("torch", "nbval")}
     bundle = archive(notebooks, list(project.shown()), project.snippets_dir, README.format(**versions))
     return notebooks, bundle
+
+
+def _pinned(root: Path, name: str) -> str:
+    """The version ``requirements.txt`` pins (a committed file, so every build writes the same
+    README), else the installed one, without a local tag such as ``+cpu``."""
+    requirements = Path(root) / "requirements.txt"
+    if requirements.is_file():
+        for line in requirements.read_text(encoding="utf-8").splitlines():
+            if line.strip().lower().startswith(f"{name}=="):
+                return line.split("==", 1)[1].split("#")[0].strip()
+    return (installed_version(name) or "?").split("+")[0]
 
 
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)

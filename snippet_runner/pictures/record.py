@@ -78,9 +78,8 @@ class Watch:
             watch._before_backward(tensors, sys._getframe(1))
             return real(tensors, *args, **kwargs)
 
-        backward.__wrapped__ = real
         torch.autograd.backward = backward
-        self._real_backward = real
+        self._real_backward: Any = real
 
     def close(self) -> None:
         """Put ``torch.autograd.backward`` back. The worker's child never needs to (the wrapper
@@ -178,7 +177,7 @@ def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
             f"'# snippet: graph {root_name}': {root_name} has no autograd graph, because no operation on a"
             " tensor with requires_grad=True produced it; name a tensor computed from one"
         )
-    stop_at = ()
+    stop_at: tuple = ()
     if "stop_at" in options:
         stop = namespace.get(options["stop_at"])
         if stop is None:
@@ -243,7 +242,7 @@ def _names(namespace: dict) -> tuple[dict[int, str], list]:
 class _Walk:
     """One graph: built as its backward pass starts, finished when that pass ends."""
 
-    def __init__(self, root, root_name, names, named, saved, stop_at, title, record):
+    def __init__(self, root, root_name, names, named, saved, stop_at, title, record) -> None:
         self.root, self.root_name, self.names, self.named = root, root_name, names, named
         self.saved, self.title, self.record = saved, title, record
         self.stop_nodes = {t.grad_fn: t for t in stop_at if getattr(t, "grad_fn", None) is not None}
@@ -291,7 +290,7 @@ class _Walk:
         node_id = f"f{len(self.ids)}"
         self.ids[node] = node_id
         name = type(node).__name__
-        entry = {"id": node_id, "type": "function", "name": name}
+        entry: dict[str, Any] = {"id": node_id, "type": "function", "name": name}
         self.nodes.append(entry)
         if self.saved:
             saved = [attr for attr in sorted(dir(node)) if attr.startswith("_saved_") and _is_tensor(node, attr)]

@@ -24,12 +24,12 @@ Everything here is static (``ast``), so a syntax error is reported before any wo
 from __future__ import annotations
 
 import ast
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner.errors import SnippetError
+from snippet_runner.machine import physical_memory
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY = 3 * 1024**3  # bytes the snippet may allocate beyond what the worker already holds
@@ -186,11 +186,11 @@ def _settings(source: str, shown: str) -> dict:
             settings["timeout"] = float(m["seconds"])
         elif m := SIZE.match(body):
             amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
-            if m["what"].lower() == "memory" and amount >= _ram():
+            if m["what"].lower() == "memory" and amount >= physical_memory():
                 raise SnippetError(
                     f"{shown}:{number}",
                     f"a memory limit of {m['amount']} {m['unit']} is not below this machine's RAM"
-                    f" ({_ram() / 1024**3:.1f} GB); ask for less",
+                    f" ({physical_memory() / 1024**3:.1f} GB); ask for less",
                 )
             settings[m["what"].lower()] = amount
         elif m := PICTURE.match(body):
@@ -284,10 +284,6 @@ def _settings_on_top(source: str, shown: str) -> None:
                 )
         elif line.strip():
             code_seen = True
-
-
-def _ram() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def split_cells(source: str) -> tuple[Cell, ...]:
