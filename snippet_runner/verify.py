@@ -67,14 +67,24 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def fence_namespace() -> str:
-    """The code that builds what a fence may use (``conftest.pytest_markdown_docs_globals``)."""
-    import importlib
+def fence_namespace(root: Path) -> str:
+    """The code that builds what a fence may use: ``pytest_markdown_docs_globals`` of the project's
+    ``conftest.py`` (the test suite's, so it is read from its file, not imported as a module of
+    this package); nothing when the project has none."""
+    import importlib.util
 
-    # by name: the project's root conftest.py is the test suite's, not a module of this package
-    conftest = importlib.import_module("conftest")
-    source = inspect.getsource(conftest.pytest_markdown_docs_globals)
-    return source + "\nglobals().update(pytest_markdown_docs_globals())\n"
+    path = Path(root) / "conftest.py"
+    if not path.is_file():
+        return ""
+    loader = importlib.util.spec_from_file_location("_fence_conftest", path)
+    if loader is None or loader.loader is None:
+        return ""
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    make = getattr(module, "pytest_markdown_docs_globals", None)
+    if make is None:
+        return ""
+    return inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"
 
 
 def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
@@ -129,7 +139,7 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
 def _write_fences(project: Project, folder: Path) -> dict[str, str]:
     """Each fence as a throwaway snippet in ``folder`` with an empty approved output:
     ``{rel: page:line}``. The fence's own lines come last, after the namespace's code."""
-    preamble = fence_namespace()
+    preamble = fence_namespace(project.root)
     found = [f for page in project.pages() for f in fences(page, project.shown_path(page))]
     names = {}
     for number, (where, _, code) in enumerate(found, start=1):
