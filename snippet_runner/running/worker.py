@@ -45,6 +45,7 @@ import traceback
 import types
 from pathlib import Path
 
+from snippet_runner.pictures import record
 from snippet_runner.running import protocol, sandbox
 from snippet_runner.running.protocol import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.terminal import Terminal, terminal_warnings, trimmed_traceback
@@ -169,12 +170,9 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
 
 def _watch(request: RunRequest, namespace: dict, path: Path):
     """The picture capture the snippet's settings ask for (:class:`snippet_runner.pictures.record.Watch`),
-    set up in this child before the snippet runs. Imported by name, here only: it is the pictures
-    layer's code that must run inside the snippet's process, the one call from ``running`` upwards,
-    and a snippet without pictures does not pay for it."""
+    set up in this child before the snippet runs (``pictures.record`` is a layer below this one)."""
     if not request.pictures:
         return None
-    record = importlib.import_module("snippet_runner.pictures.record")
     return record.Watch(request.pictures, namespace, str(path))
 
 
