@@ -6,7 +6,7 @@ that works without MkDocs. This plugin adds what needs MkDocs' build events: it 
 (``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
 renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
 watches the snippets; it writes the exercise notebooks, and each teaching page's examples as a
-notebook plus one archive of them all (:mod:`snippet_runner.page_notebooks`, linked from the pages
+notebook plus one archive of them all (:mod:`snippet_runner.markdown.page_notebooks`, linked from the pages
 through ``page.meta``); and it gives templates the build info.
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
