@@ -148,6 +148,11 @@ class Project:
     @property
     def snippets_name(self) -> str:
         """The snippets folder as messages name it (``snippets``)."""
+    @property
+    def report_path(self) -> Path:
+        """The execution report (``report.py``), a build's log: beside the caches, never in the site."""
+        return self.cache_dir.parent / "build-log" / "execution-report.html"
+
         return self.shown_path(self.snippets_dir)
 
     # -- what the site shows ------------------------------------------------------------------
