@@ -18,6 +18,7 @@ from snippet_runner.cache import ResultCache, key_for
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.messages import Death, Picture, RaisedError, RunResult
 from snippet_runner.pool import PreloadError, Runner
+from snippet_runner.warmup import touched_by
 
 APPROVAL_MODES = ("strict", "warn", "accept")
 SNIPPETS_PER_EXTRA_WORKER = 16
@@ -64,6 +65,8 @@ class Engine:
         worker_env: dict[str, str] | None = None,
         workers: int = 1,
         python: str | None = None,
+        warm_up: bool = True,
+        warm_up_names: tuple[str, ...] = (),
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
@@ -79,7 +82,9 @@ class Engine:
         self._worker_env = worker_env
         # python: the worker's interpreter, when it is not this one (make drift runs another torch)
         self._python = python
-        self.runners = [Runner(self.preload, worker_env, python=python)]
+        self.warm_up = warm_up  # warm each worker with what the snippets use (warmup.py)
+        self.warm_up_names = tuple(warm_up_names)  # and with these, from the settings
+        self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         # What prefetch already read, handed to the run() that follows it in the same build:
@@ -129,7 +134,7 @@ class Engine:
             todo.append((snippet, key))
         count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
         while len(self.runners) < count:
-            self.runners.append(Runner(self.preload, self._worker_env, python=self._python))
+            self.runners.append(self._new_runner())
         for index, (snippet, key) in enumerate(todo):
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))
@@ -205,6 +210,23 @@ class Engine:
         return line
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _new_runner(self) -> Runner:
+        return Runner(self.preload, self._worker_env, python=self._python, warm=self.warm_names)
+
+    def warm_names(self) -> tuple[str, ...]:
+        """What a worker starting now warms before its first fork: the names every snippet in the
+        folder touches in the packages it preloads (read from their syntax trees, a few ms for
+        the chapter), and those the settings add."""
+        if not self.warm_up:
+            return self.warm_up_names
+        sources = []
+        for path in sorted(self.snippets_dir.rglob("*.py")):
+            try:
+                sources.append(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue  # the run reports it, with the page
+        return tuple(sorted(set(touched_by(sources, self.preload)) | set(self.warm_up_names)))
 
     @property
     def _use_cache(self) -> bool:

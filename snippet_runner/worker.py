@@ -1,7 +1,8 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.pool` as ``python -m snippet_runner.worker RESULT_FD PRELOAD FOLDER``
-(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). It reads one
+Started by :mod:`snippet_runner.pool` as ``python -m snippet_runner.worker RESULT_FD PRELOAD FOLDER WARM``
+(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes; ``WARM``: a JSON
+list of the names :mod:`snippet_runner.warmup` warms before the first fork). It reads one
 request per line on stdin and answers on ``RESULT_FD`` (a pipe of its own, because file descriptors
 1 and 2 belong to the snippets while they run); :mod:`snippet_runner.messages` says what the lines
 hold.
@@ -84,6 +85,7 @@ import ctypes
 import faulthandler
 import gc
 import importlib
+import json
 import os
 import resource
 import select
@@ -94,7 +96,7 @@ import traceback
 import types
 from pathlib import Path
 
-from snippet_runner import messages, sandbox
+from snippet_runner import messages, sandbox, warmup
 from snippet_runner.capture import Terminal, terminal_warnings, trimmed_traceback
 from snippet_runner.messages import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 
@@ -384,6 +386,7 @@ def main() -> None:
             results.write(messages.dumps(PreloadFailed(name, f"{type(exc).__name__}: {exc}")) + "\n")
             return
     _warm_up()
+    warmup.warm(json.loads(sys.argv[4]) if len(sys.argv) > 4 else [])  # what the snippets will use
     terminal = Terminal()
     box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None)
     _prepare_for_forks()
