@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from snippet_runner import Engine
-from snippet_runner.warmup import touched, touched_by
+from snippet_runner.running.warmup import touched, touched_by
 
 # Prints how many modules building and stepping an optimizer imported in this process.
 OPTIMIZER = """
@@ -89,7 +89,7 @@ def test_the_warm_up_leaves_the_random_number_generator_as_it_found_it(tmp_path,
 
     import torch
 
-    from snippet_runner.warmup import warm
+    from snippet_runner.running.warmup import warm
 
     built = []
 
