@@ -170,7 +170,7 @@ def test_make_serve_serves_the_execution_report_at_a_url_of_its_own(scratch):
     import urllib.error
     import urllib.request
 
-    from snippet_runner.scratch import ENV
+    from devtools.scratch import ENV
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
