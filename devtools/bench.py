@@ -5,12 +5,17 @@ side by side: **(a)** a plain Material build of the same Markdown pages, with on
 and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines stay as text), and
 **(b)** one ``python -c "import torch"``.
 
-* (c) cold ``make site`` (empty caches, PDF printed)  target c <= 1.5 x (a + b + compute) + PDF print
+* (c) cold ``make site`` (empty caches, PDF printed)  target c - PDF print <= 1.5 x (a + b + g1), where
+  g1 is the snippets' compute run one after another in one warm process (row g)
 * (d) warm ``make site``, nothing changed, PDF too    target d <= 1.5 x a
   (no build runs: site/skip.py; also shown, for information, a forced build with every step reused)
 * (e) ``make serve`` (no print page): a snippet edited, from the file write until the served page shows the new
   output over HTTP                                   target e <= 1.5 x a + the snippet's own run time
 * (f) the same for an edit of a page's prose         target f <= 1.5 x a
+* (g) the chapter's snippet time as the build spends it (workers warmed), without the warm-up, and
+  the same snippets one after another in one warm process (``snippet_time.py``)   target <= 1.5
+* (h) one sentence of one page edited, then ``make site`` (PDF included)   target h <= 3 x a, and
+  its MkDocs part (h less the PDF's printing)                            target <= 1.5 x a
 * (p) printing the PDF, step by step (launch, load and render, prepare, print, pypdf), the way
   ``pdf.py`` prints it and the way it printed before it wrote the contents' numbers into the PDF
   (``old_print_pdf``: a draft print, then the numbers written into the page and a second print),
@@ -58,6 +63,7 @@ from pathlib import Path
 
 import yaml
 
+from devtools import snippet_time
 from devtools.scratch import ENV, ScratchProject
 
 BASELINE_CONFIG = "mkdocs-baseline.yml"
@@ -215,6 +221,8 @@ def chapter(root: Path, repeat: int) -> None:
         c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
         d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
         forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
+        h, h_print = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
+        g = snippet_time.side_by_side(project.root, repeat)
         e, f = serve_edits(
             project,
             project.root / "snippets" / "chain_rule" / "autograd_check.py",
@@ -226,19 +234,40 @@ def chapter(root: Path, repeat: int) -> None:
     print(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
     print(f"(b) python -c 'import torch'                {b:6.2f} s")
     print(
-        f"(c) cold make site, empty caches            {c:6.2f} s   snippets' compute {compute:.2f} s, PDF print {printed:.2f} s"
+        f"(c) cold make site, empty caches            {c:6.2f} s   build's snippet time {compute:.2f} s, PDF print {printed:.2f} s"
     )
     print(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
     print(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
+    print(
+        f"(g) snippet time, the build's way            {g.warmed:6.2f} s   {g.snippets} snippets, workers warmed;"
+        f" {g.cold_forks:.2f} s without the warm-up; one warm process {g.one_process:.2f} s"
+    )
+    print(f"(h) one sentence edited, then make site      {h:6.2f} s   of which printing the PDF {h_print:.2f} s")
     print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
     print(f"(f) make serve, a page's prose edited       {f:6.2f} s")
     print(f"(p) printing the PDF:\n{p.text}")
     print()
-    _verdict("c / (1.5 (a+b+compute) + print)", c / (1.5 * (a + b + compute) + printed), 1.0)
+    _verdict("(c - print) / (a+b+g1)", (c - printed) / (a + b + g.one_process), 1.5)
+    _verdict("g: build / one process", g.ratio, 1.5, note=f"without the warm-up: {g.cold_forks / g.one_process:.1f}")
+    _verdict("h / a", h / a, 3.0)
+    _verdict("(h - print) / a", (h - h_print) / a, 1.5)
     _verdict("d / a", d / a, 1.5)
     _verdict("e / a", e / a, 1.5, note="plus the snippet's own run time, a few ms")
     _verdict("f / a", f / a, 1.5)
     _verdict("p: new print / old print", p.ratio, 0.5)
+
+
+def prose_edit_builds(project: ScratchProject, page: Path, repeat: int) -> tuple[float, float]:
+    """One sentence added to ``page``, then ``make site``, ``repeat`` times (a new sentence each
+    time): the medians of the whole build and of its PDF printing (0 when the PDF was reused)."""
+    runs = []
+    for i in range(repeat):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("\n\n", f"\n\nA sentence make bench added, number {i}.\n\n", 1))
+        seconds, log = _timed(project, "-m", "snippet_runner", "site")
+        printed = float(_PRINTED.search(log).group(1)) if _PRINTED.search(log) else 0.0
+        runs.append((seconds, printed))
+    return tuple(statistics.median(x) for x in zip(*runs, strict=True))
 
 
 @dataclass
