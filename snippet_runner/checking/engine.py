@@ -205,7 +205,10 @@ class Engine:
                 f" (+{slowest.peak_rss_growth_kb / 1024:.1f} MB peak RSS)"
             )
         if self.runner.import_seconds is not None:
-            line += f"; worker imported {', '.join(self.preload) or 'nothing'} in {self.runner.import_seconds:.2f} s"
+            line += (
+                f"; worker imported {', '.join(self.preload) or 'nothing'} and warmed up"
+                f" in {self.runner.import_seconds:.2f} s"
+            )
         if len(self.runners) > 1:
             line += f" ({len(self.runners)} workers)"
         return line
