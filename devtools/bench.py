@@ -47,6 +47,7 @@ files are never touched. Each timing is the median of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import resource
@@ -202,14 +203,19 @@ _SNIPPET_TIME = re.compile(r"([\d.]+) s of snippet time")
 _PRINTED = re.compile(r"printed in ([\d.]+) s")
 
 
-def chapter(root: Path, repeat: int) -> None:
+def chapter(root: Path, repeat: int, pdf_steps: bool = True) -> None:
+    """Each row is printed as soon as it is measured (a run on a loaded machine may take long, and a
+    late failure must not lose the rows before it); the ratios come last."""
+    show = functools.partial(print, flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         project = ScratchProject.copy_of(root, Path(tmp))
         baseline = write_baseline_config(project.root)
         build_baseline = ("-m", "mkdocs", "build", "-q", "-f", str(baseline), "-d", str(Path(tmp) / "baseline"))
         _timed(project, *build_baseline)  # once, to warm the disk
         a = _median(repeat, lambda: _timed(project, *build_baseline)[0])
+        show(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
         b = _median(repeat, lambda: _timed(project, "-c", "import torch")[0])
+        show(f"(b) python -c 'import torch'                {b:6.2f} s")
 
         colds = []
         for _ in range(repeat):
@@ -219,34 +225,33 @@ def chapter(root: Path, repeat: int) -> None:
             printed = float(_PRINTED.search(log).group(1)) if _PRINTED.search(log) else 0.0
             colds.append((seconds, compute, printed))
         c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
-        d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
-        forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
-        h, h_print = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
+        show(
+            f"(c) cold make site, empty caches            {c:6.2f} s"
+            f"   build's snippet time {compute:.2f} s, PDF print {printed:.2f} s"
+        )
         g = snippet_time.side_by_side(project.root, repeat)
+        show(
+            f"(g) snippet time, the build's way            {g.warmed:6.2f} s   {g.snippets} snippets, workers warmed;"
+            f" {g.cold_forks:.2f} s without the warm-up; one warm process {g.one_process:.2f} s"
+        )
+        d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
+        show(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
+        forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
+        show(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
+        h, h_print = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
+        show(f"(h) one sentence edited, then make site      {h:6.2f} s   of which printing the PDF {h_print:.2f} s")
         e, f = serve_edits(
             project,
             project.root / "snippets" / "chain_rule" / "autograd_check.py",
             project.root / "docs" / "chain-rule.md",
             "chain-rule.html",
         )
-        p = pdf_breakdown(project.root / "site", repeat)
-
-    print(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
-    print(f"(b) python -c 'import torch'                {b:6.2f} s")
-    print(
-        f"(c) cold make site, empty caches            {c:6.2f} s   build's snippet time {compute:.2f} s, PDF print {printed:.2f} s"
-    )
-    print(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
-    print(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
-    print(
-        f"(g) snippet time, the build's way            {g.warmed:6.2f} s   {g.snippets} snippets, workers warmed;"
-        f" {g.cold_forks:.2f} s without the warm-up; one warm process {g.one_process:.2f} s"
-    )
-    print(f"(h) one sentence edited, then make site      {h:6.2f} s   of which printing the PDF {h_print:.2f} s")
-    print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
-    print(f"(f) make serve, a page's prose edited       {f:6.2f} s")
-    print(f"(p) printing the PDF:\n{p.text}")
-    print()
+        show(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
+        show(f"(f) make serve, a page's prose edited       {f:6.2f} s")
+        p = pdf_breakdown(project.root / "site", repeat) if pdf_steps else None
+        if p is not None:
+            show(f"(p) printing the PDF:\n{p.text}")
+    show()
     _verdict("(c - print) / (a+b+g1)", (c - printed) / (a + b + g.one_process), 1.5)
     _verdict("g: build / one process", g.ratio, 1.5, note=f"without the warm-up: {g.cold_forks / g.one_process:.1f}")
     _verdict("h / a", h / a, 3.0)
@@ -254,7 +259,8 @@ def chapter(root: Path, repeat: int) -> None:
     _verdict("d / a", d / a, 1.5)
     _verdict("e / a", e / a, 1.5, note="plus the snippet's own run time, a few ms")
     _verdict("f / a", f / a, 1.5)
-    _verdict("p: new print / old print", p.ratio, 0.5)
+    if p is not None:
+        _verdict("p: new print / old print", p.ratio, 0.5)
 
 
 def prose_edit_builds(project: ScratchProject, page: Path, repeat: int) -> tuple[float, float]:
@@ -357,7 +363,7 @@ def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps) -> 
     with chromium.launch() as browser:
         laps.lap("launch")
         page = browser.new_page()
-        page.goto(print_page.resolve().as_uri(), wait_until="load")
+        page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=pdf.RENDER_TIMEOUT_MS)
         page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
         laps.lap("load and render")
         page.evaluate(pdf._OPEN_DETAILS)
@@ -492,11 +498,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m devtools.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is shown")
     parser.add_argument("--scale", action="store_true", help="only the 1,000-snippet measurement")
+    parser.add_argument("--no-scale", action="store_true", help="leave the 1,000-snippet measurement out")
+    parser.add_argument("--no-pdf-steps", action="store_true", help="leave row (p), the PDF step by step, out")
     args = parser.parse_args()
     if not args.scale:
-        chapter(Path.cwd(), args.repeat)
+        chapter(Path.cwd(), args.repeat, pdf_steps=not args.no_pdf_steps)
         print()
-    scale()
+    if not args.no_scale:
+        scale()
 
 
 if __name__ == "__main__":
