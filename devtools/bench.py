@@ -237,7 +237,9 @@ def chapter(root: Path, repeat: int, pdf_steps: bool = True) -> None:
         d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
         show(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
         forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
-        show(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
+        show(
+            f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused"
+        )
         h, h_print = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
         show(f"(h) one sentence edited, then make site      {h:6.2f} s   of which printing the PDF {h_print:.2f} s")
         e, f = serve_edits(
