@@ -94,7 +94,7 @@ def warm(names: Iterable[str]) -> list[str]:
     could not resolve (a misspelt name, an attribute of an object the snippet makes itself)."""
     torch = sys.modules.get("torch")
     state = torch.get_rng_state() if torch is not None else None
-    missing = []
+    missing: list[str] = []
     # Quietly, and leaving no trace in the warnings' registries: a warning shown once here would
     # not be shown to the snippet (leaving catch_warnings resets them all).
     with warnings.catch_warnings():

@@ -12,11 +12,11 @@ standalone HTML page, with no theme and no links, marked ``noindex``.
 
 from __future__ import annotations
 
-import os
 from html import escape
 from pathlib import Path
 
 from snippet_runner.checking.engine import RunRecord
+from snippet_runner.files import write_atomic
 
 NAME = "execution-report.html"
 SERVED_AT = "_build/" + NAME  # its URL under `make serve`, relative to the site's mount path
@@ -73,11 +73,8 @@ Slowest first.</p>
 </body>
 </html>
 """
-    path.parent.mkdir(parents=True, exist_ok=True)
     if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
-        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        partial.write_text(page, encoding="utf-8")
-        os.replace(partial, path)
+        write_atomic(path, page)
     return path
 
 
