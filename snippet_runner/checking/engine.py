@@ -20,6 +20,7 @@ from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
+from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
 SNIPPETS_PER_EXTRA_WORKER = 16
@@ -66,6 +67,8 @@ class Engine:
         worker_env: dict[str, str] | None = None,
         workers: int = 1,
         python: str | None = None,
+        warm_up: bool = True,
+        warm_up_names: tuple[str, ...] = (),
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
@@ -81,7 +84,9 @@ class Engine:
         self._worker_env = worker_env
         # python: the worker's interpreter, when it is not this one (make drift runs another torch)
         self._python = python
-        self.runners = [Runner(self.preload, worker_env, python=python)]
+        self.warm_up = warm_up  # warm each worker with what the snippets use (warmup.py)
+        self.warm_up_names = tuple(warm_up_names)  # and with these, from the settings
+        self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         # What prefetch already read, handed to the run() that follows it in the same build:
@@ -131,7 +136,7 @@ class Engine:
             todo.append((snippet, key))
         count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
         while len(self.runners) < count:
-            self.runners.append(Runner(self.preload, self._worker_env, python=self._python))
+            self.runners.append(self._new_runner())
         for index, (snippet, key) in enumerate(todo):
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))
@@ -205,12 +210,32 @@ class Engine:
                 f" (+{slowest.peak_rss_growth_kb / 1024:.1f} MB peak RSS)"
             )
         if self.runner.import_seconds is not None:
-            line += f"; worker imported {', '.join(self.preload) or 'nothing'} in {self.runner.import_seconds:.2f} s"
+            line += (
+                f"; worker imported {', '.join(self.preload) or 'nothing'} and warmed up"
+                f" in {self.runner.import_seconds:.2f} s"
+            )
         if len(self.runners) > 1:
             line += f" ({len(self.runners)} workers)"
         return line
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _new_runner(self) -> Runner:
+        return Runner(self.preload, self._worker_env, python=self._python, warm=self.warm_names)
+
+    def warm_names(self) -> tuple[str, ...]:
+        """What a worker starting now warms before its first fork: the names every snippet in the
+        folder touches in the packages it preloads (read from their syntax trees, a few ms for
+        the chapter), and those the settings add."""
+        if not self.warm_up:
+            return self.warm_up_names
+        sources = []
+        for path in sorted(self.snippets_dir.rglob("*.py")):
+            try:
+                sources.append(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue  # the run reports it, with the page
+        return tuple(sorted(set(touched_by(sources, self.preload)) | set(self.warm_up_names)))
 
     def _judge(self, outcome: Outcome, result: RunResult) -> approved.Verdict:
         snippet = outcome.snippet

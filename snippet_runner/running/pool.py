@@ -15,6 +15,7 @@ fresh worker.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -23,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from snippet_runner.running import protocol
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
@@ -65,7 +66,12 @@ class PreloadError(RuntimeError):
 
 class _Process:
     def __init__(
-        self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
+        self,
+        preload: tuple[str, ...],
+        dump_path: str,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        warm: tuple[str, ...] = (),
     ):
         read_fd, write_fd = os.pipe()
         # OpenBLAS (under numpy) starts a thread pool at import; a process that forks must hold no
@@ -78,7 +84,7 @@ class _Process:
             # if the worker is killed
             [
                 *(python or sys.executable, "-m", "snippet_runner.running.worker"),
-                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
+                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path), json.dumps(list(warm))),
             ],
             stdin=subprocess.PIPE,
             env=env,
@@ -131,9 +137,16 @@ class Runner:
     """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
 
     def __init__(
-        self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None, python: str | None = None
+        self,
+        preload: tuple[str, ...] = ("torch",),
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        warm: Callable[[], tuple[str, ...]] | None = None,
     ):
         self.preload = preload
+        # what the worker warms before its first fork (warmup.py), asked for each time one starts,
+        # so it covers the snippets as they are then
+        self.warm = warm
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
@@ -215,7 +228,10 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
+            warm = self.warm() if self.warm is not None else ()
+            self._process = _Process(
+                self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python, warm
+            )
             self.workers_started += 1
         return self._process
 

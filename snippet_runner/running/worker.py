@@ -1,7 +1,8 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER``
-(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). It reads one
+Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER WARM``
+(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes; ``WARM``: a JSON
+list of the names :mod:`snippet_runner.running.warmup` warms before the first fork). It reads one
 request per line on stdin and answers on ``RESULT_FD`` (a pipe of its own, because file descriptors
 1 and 2 belong to the snippets while they run); :mod:`snippet_runner.running.protocol` says what the lines
 hold.
@@ -35,6 +36,7 @@ import ctypes
 import faulthandler
 import gc
 import importlib
+import json
 import os
 import resource
 import select
@@ -46,7 +48,7 @@ import types
 from pathlib import Path
 
 from snippet_runner.pictures import record
-from snippet_runner.running import protocol, sandbox
+from snippet_runner.running import protocol, sandbox, warmup
 from snippet_runner.running.protocol import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.terminal import Terminal, terminal_warnings, trimmed_traceback
 
@@ -332,6 +334,7 @@ def main() -> None:
             results.write(protocol.dumps(PreloadFailed(name, f"{type(exc).__name__}: {exc}")) + "\n")
             return
     _warm_up()
+    warmup.warm(json.loads(sys.argv[4]) if len(sys.argv) > 4 else [])  # what the snippets will use
     terminal = Terminal()
     box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None)
     _prepare_for_forks()

@@ -19,3 +19,13 @@ def test_scale_mode_runs_generated_snippets_and_reports_overhead(capsys):
     report = capsys.readouterr().out
     assert "scale: 6 snippets over 2 pages" in report
     assert "overhead/snippet (ms)" in report
+
+
+def test_snippet_time_measures_the_build_and_one_process_side_by_side(tmp_path):
+    from devtools import snippet_time
+
+    project = ScratchProject.minimal(tmp_path)
+    project.write("snippets/page/hello.py", "import time\n\ntime.sleep(0.05)\nprint('hello')\n")
+    times = snippet_time.side_by_side(project.root, repeat=1)
+    assert times.snippets == 1
+    assert min(times.warmed, times.cold_forks, times.one_process) >= 0.05  # each ran the snippet

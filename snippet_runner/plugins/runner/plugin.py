@@ -59,6 +59,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
         self.dirty = False
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
+        self.served_report: str | None = None  # the execution report's URL under `mkdocs serve`
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -222,8 +223,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         log.info(draw.STATS.line())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
-            report.write(Path(config.site_dir), self.engine.records, shown, self.project.snippets_name)
-            log.info(f"Execution report (each snippet's page, run time, memory, output): {report.NAME} in the site")
+            path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
+            where = self.served_report or self.project.shown_path(path)
+            log.info(f"Execution report (each snippet's page, run time, memory, output): {where}")
         if not self.serving:
             self._close()
 
@@ -242,6 +244,29 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             f"Downloads: {len(notebooks)} page notebooks ({sum(len(n.text) for n in notebooks) / 1024:.0f} KB),"
             f" {page_notebooks.ARCHIVE} ({len(bundle) / 1024:.0f} KB)"
         )
+
+    def on_serve(self, server, *, config, builder):
+        """Serve the execution report, which is not part of the site, at a URL of its own
+        (``report.SERVED_AT`` under the site's mount path), read afresh on every request."""
+        url_path = server.mount_path + report.SERVED_AT
+        site_app = server.get_app()
+        path = self.project.report_path
+
+        def app(environ, start_response):
+            if environ.get("PATH_INFO") != url_path:
+                return site_app(environ, start_response)
+            try:
+                body = path.read_bytes()
+            except OSError:
+                start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"No execution report yet: no build has run a snippet."]
+            start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))])
+            return [body]
+
+        server.set_app(app)
+        self.served_report = server.url.rstrip("/") + "/" + report.SERVED_AT
+        log.info(f"Execution report served at {self.served_report}")
+        return server
 
     def on_build_error(self, *, error):
         if not self.serving:
