@@ -24,6 +24,9 @@ class RunRequest:
     memory: int  # bytes it may allocate
     output: int  # bytes it may print
     dump: str  # where the worker writes the stack if it dies (timeout, crash)
+    processes: int = 128  # processes and threads at once, its own included
+    disk: int = 256 * 1024**2  # bytes its scratch folder may hold
+    shm: int = 64 * 1024**2  # bytes of /dev/shm
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class RunResult:
     # so a bad value in the output can be traced to the line that printed it
     printed_at: tuple[tuple[int, int, int], ...] = ()
     pictures: tuple[Picture, ...] = ()  # what the snippet showed with show_graph / show_curves
+    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class Ready:
 
     import_seconds: float
     import_cpu_seconds: float = 0.0  # the worker's CPU time until then (make bench --scale subtracts it)
+    protections_off: tuple[str, ...] = ()  # what the sandbox cannot enforce on this machine, and why
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,9 @@ def _build(cls, data: dict):
         data["outputs"] = tuple(str(text) for text in data["outputs"])
         data["printed_at"] = tuple((int(c), int(o), int(n)) for c, o, n in data["printed_at"])
         data["pictures"] = tuple(_build(Picture, dict(p)) for p in data["pictures"])
+        data["limits"] = tuple(str(name) for name in data["limits"])
         if data["error"] is not None:
             data["error"] = _build(RaisedError, dict(data["error"]))
+    elif cls is Ready:
+        data["protections_off"] = tuple(str(text) for text in data["protections_off"])
     return cls(**data)

@@ -24,7 +24,7 @@ import tempfile
 import time
 from collections import OrderedDict
 
-from snippet_runner import messages
+from snippet_runner import isolation, messages, sandbox
 from snippet_runner.messages import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.spec import Snippet
 
@@ -67,11 +67,13 @@ class _Process:
         self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
     ):
         read_fd, write_fd = os.pipe()
-        # OpenBLAS (under numpy) starts a thread pool at import; a process that forks must hold no
-        # threads that a child could inherit half-way through a lock, so the worker keeps it at one.
-        env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, **(env or {})}
+        # Never the build's environment: a short allowlist (sandbox.worker_environment), which
+        # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
+        # threads a child could inherit half-way through a lock.
+        env = dict(env or {})
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
+        env = sandbox.worker_environment(os.path.dirname(dump_path), env)
         self.proc = subprocess.Popen(
             # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
             # if the worker is killed
@@ -119,6 +121,7 @@ class _Process:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        isolation.release_cgroup(self.proc.pid)  # and whatever a snippet left running in it
         if self.proc.stdin:
             self.proc.stdin.close()
         os.close(self.fd)
@@ -141,6 +144,7 @@ class Runner:
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
         self.import_cpu_seconds: float | None = None
+        self.protections_off: tuple[str, ...] = ()  # what the worker's sandbox could not enforce
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
@@ -165,6 +169,9 @@ class Runner:
             timeout=snippet.timeout,
             memory=snippet.memory,
             output=snippet.output,
+            processes=snippet.processes,
+            disk=snippet.disk,
+            shm=snippet.shm,
             dump=os.path.join(self._scratch, "stack.txt"),
         )
         self._pending[self._next_id] = (snippet, request)
@@ -228,6 +235,7 @@ class Runner:
         elif isinstance(message, Ready):
             self.import_seconds = message.import_seconds
             self.import_cpu_seconds = message.import_cpu_seconds
+            self.protections_off = message.protections_off
         elif isinstance(message, PreloadFailed):
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):
