@@ -114,7 +114,9 @@ def test_warning_raised_inside_a_library_points_at_the_snippet(write_snippet, en
     """The library warns about its own line (stacklevel=1), outside the snippet's folder; the reader
     is shown the snippet line that called it, as the code they can change. (The snippet writes the
     library into its scratch folder: the sandbox lets it read nothing else outside its folder.)"""
-    library = "import warnings\n\n\ndef compute():\n    warnings.warn('careful', UserWarning, stacklevel=1)\n    return 1\n"
+    library = (
+        "import warnings\n\n\ndef compute():\n    warnings.warn('careful', UserWarning, stacklevel=1)\n    return 1\n"
+    )
     write_snippet(
         "page/lib_warning.py",
         f"""
