@@ -400,7 +400,8 @@ def test_a_snippet_reads_no_file_outside_its_folder(project, tmp_path):
     private = tmp_path / "private.txt"  # a real private file, outside the project
     private.write_text(secret)
     private.chmod(0o600)
-    project.write("snippets/other/notes.txt", secret)  # the project's own files, beside the snippets
+    notes = f"notes-{os.urandom(8).hex()}"
+    project.write("snippets/other/notes.txt", notes)  # the project's own files, beside the snippets
     project.outside_before = _outside(tmp_path)
     _spy(
         project,
@@ -416,7 +417,7 @@ def test_a_snippet_reads_no_file_outside_its_folder(project, tmp_path):
     assert status != 0
     assert "snippets/page/spy.py:8: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
     assert "../other/notes.txt PermissionError" in log and "../../mkdocs.yml PermissionError" in log
-    assert "site_name" not in log
+    assert "site_name" not in log and notes not in log
     _nowhere(secret, log, project)
     assert private.read_text() == secret
     _assert_contained(project, tmp_path)
