@@ -154,6 +154,7 @@ class PidsCgroup:
         """Make the cgroup for worker ``pid`` (this process) and move it there; OSError if this
         machine or this user cannot."""
         path = cgroup_of(pid)
+        _sweep(os.path.dirname(path))
         os.mkdir(path)
         try:
             group = cls(path)
@@ -199,6 +200,21 @@ def _pids_hierarchy() -> tuple[str, str]:
                 if fields[fields.index("-") + 1] == "cgroup2":
                     return fields[4], path
     raise OSError(2, "no pids cgroup hierarchy is mounted")
+
+
+def _sweep(parent: str) -> None:
+    """Remove the empty cgroups of workers that are gone without their build removing them (a
+    build killed outright); a cgroup with a process in it cannot be removed, so none is lost."""
+    try:
+        names = [name for name in os.listdir(parent) if name.startswith("snippet-runner-")]
+    except OSError:
+        return
+    for name in names:
+        if not os.path.exists(f"/proc/{name.removeprefix('snippet-runner-')}"):
+            try:
+                os.rmdir(os.path.join(parent, name))
+            except OSError:
+                pass
 
 
 def cgroup_of(pid: int) -> str:
