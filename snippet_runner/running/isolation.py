@@ -10,6 +10,7 @@ limits and what to do when a mechanism is missing are the sandbox's.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import struct
@@ -211,10 +212,8 @@ def _sweep(parent: str) -> None:
         return
     for name in names:
         if not os.path.exists(f"/proc/{name.removeprefix('snippet-runner-')}"):
-            try:
+            with contextlib.suppress(OSError):  # not empty, or not ours
                 os.rmdir(os.path.join(parent, name))
-            except OSError:
-                pass
 
 
 def cgroup_of(pid: int) -> str:
@@ -243,9 +242,7 @@ def release_cgroup(pid: int) -> None:
         except OSError:
             return
         for orphan in left:
-            try:
+            with contextlib.suppress(OSError):  # gone meanwhile
                 os.kill(orphan, 9)
-            except OSError:
-                pass
 
         time.sleep(0.01)

@@ -80,6 +80,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snippet_runner.machine import physical_memory
 from snippet_runner.running import isolation
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # snippet_runner/
@@ -325,13 +326,9 @@ def _owner(st: os.stat_result) -> tuple[int, int, int]:
     return st.st_mode, st.st_uid, st.st_gid
 
 
-def ram() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
 def _limit_memory(memory: int) -> None:
     have = _address_space()
-    ceiling = have + min(memory, int(ram() * 0.9))
+    ceiling = have + min(memory, int(physical_memory() * 0.9))
     resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
 
 

@@ -9,7 +9,7 @@ watches the snippets; it writes the exercise notebooks; and it gives templates t
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
 warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
-Environment overrides: ``SNIPPETS_APPROVAL=strict|warn|accept`` and ``SNIPPETS_EXECUTE=0`` (show
+Environment overrides: ``SNIPPETS_APPROVAL=strict|warn`` and ``SNIPPETS_EXECUTE=0`` (show
 code only; the benchmark's baseline build).
 
 With ``build_info: <snippet>`` set, that snippet's output in this build (say, which torch printed
@@ -29,8 +29,9 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
-from snippet_runner.checking.engine import Engine
+from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.files import hash_files, write_atomic
 from snippet_runner.markdown import extension
 from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
 from snippet_runner.markdown.run_lines import combined, run_all
@@ -65,10 +66,18 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             logging.getLogger("mkdocs.commands.build").addFilter(_tracked_dirty_build)
 
     def on_config(self, config):
-        self.project = Project.from_config(config, self.config)
+        try:
+            self.project = Project.from_config(config, self.config)
+        except SnippetError as error:
+            raise PluginError(str(error)) from None
         if self.engine is None:  # once per `mkdocs build`, once per whole `mkdocs serve`
             execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.project.execute else "0") != "0"
             approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.project.approval)
+            if approval not in APPROVAL_MODES:
+                raise PluginError(
+                    f"SNIPPETS_APPROVAL={approval}: a build can only check outputs ({' or '.join(APPROVAL_MODES)});"
+                    " approving them is `make accept`, which runs each snippet twice and keeps only what both runs agree on"
+                )
             self.engine = self.project.engine(approval=approval, execute=execute)
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
@@ -183,10 +192,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
             path = Path(page.file.abs_src_path)
             if not path.exists() or path.read_text(encoding="utf-8") != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                partial = path.with_suffix(f".{os.getpid()}.tmp")
-                partial.write_text(text, encoding="utf-8")
-                os.replace(partial, path)  # a build running at the same time never reads half of it
+                write_atomic(path, text)  # a build running at the same time never reads half of it
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -242,9 +248,7 @@ def _site_wide_digest(config) -> str:
     drift = config.plugins.get("snippet-drift")
     for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
         if folder and Path(folder).is_dir():
-            for path in sorted(Path(folder).rglob("*")):
-                if path.is_file():
-                    digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+            hash_files(digest, sorted(p for p in Path(folder).rglob("*") if p.is_file()), Path(folder))
     return digest.hexdigest()
 
 
