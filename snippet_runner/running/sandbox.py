@@ -272,14 +272,12 @@ class Sandbox:
             os.close(fd)
         self._rulesets.clear()
 
-    def _ruleset(self, folder: str) -> int | None:
-        """The Landlock ruleset for a snippet in ``folder``; None if the kernel refuses one."""
+    def _ruleset(self, folder: str) -> int:
+        """The Landlock ruleset for a snippet in ``folder``. A kernel that offers Landlock and
+        refuses it raises: the snippet must not run without it."""
         abi = self.isolated.landlock
         every = isolation.fs_rights(abi)
-        try:
-            fd = isolation.create_ruleset(abi, every, net=True, scoped=True)
-        except OSError:
-            return None
+        fd = isolation.create_ruleset(abi, every, net=True, scoped=True)
         try:
             for path in (*_readable(), folder):
                 if os.path.exists(path):
