@@ -16,12 +16,15 @@ import os
 import struct
 import time
 
-from landlock.plumbing import (
-    PR_SET_NO_NEW_PRIVS,
-    SYSCALL_ADD_RULE,
-    SYSCALL_CREATE_RULESET,
-    SYSCALL_RESTRICT_SELF,
-)
+try:
+    from landlock.plumbing import (
+        PR_SET_NO_NEW_PRIVS,
+        SYSCALL_ADD_RULE,
+        SYSCALL_CREATE_RULESET,
+        SYSCALL_RESTRICT_SELF,
+    )
+except ImportError:  # a worker under another interpreter (make drift) has only torch and numpy
+    PR_SET_NO_NEW_PRIVS, SYSCALL_CREATE_RULESET, SYSCALL_ADD_RULE, SYSCALL_RESTRICT_SELF = 38, 444, 445, 446
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)

@@ -140,8 +140,8 @@ def isolate_worker() -> Isolation:
     done = Isolation(landlock=isolation.landlock_abi())
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
-    except OSError as error:
-        cgroup_error = error.strerror or str(error)
+    except (OSError, ValueError) as error:  # ValueError: a /proc/self/cgroup or mountinfo we cannot read
+        cgroup_error = getattr(error, "strerror", None) or str(error)
     try:
         isolation.enter_user_namespace(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET)
         isolation.mount(None, "/", None, isolation.MS_REC | isolation.MS_PRIVATE)
