@@ -18,6 +18,8 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +27,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from devtools.scratch import ScratchProject
+from devtools.scratch import ENV, ScratchProject
 
 # A write from C code (libc's open), which Python's audit hook does not see.
 _C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -567,3 +569,26 @@ def test_every_protection_is_on(tmp_path):
     if off and not os.environ.get("CI"):
         pytest.skip("protections off on this machine: " + "; ".join(off))
     assert off == ()
+
+
+def test_without_user_namespaces_the_build_says_once_what_is_off(project, tmp_path):
+    """A machine where the worker cannot make a user namespace (here: the build runs in one whose
+    limit of nested user namespaces is 0): snippets still run, under Landlock alone, and the build
+    says once which protections are off."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("util-linux's unshare is not installed")
+    project.write("snippets/page/hello.py", "print('hel' + 'lo')  # edited, so it must run\n")
+    command = f"echo 0 > /proc/sys/user/max_user_namespaces && exec {sys.executable} -m snippet_runner site"
+    done = subprocess.run(
+        [unshare, "--user", "--map-root-user", "sh", "-c", command],
+        cwd=project.root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    assert log.count("Sandbox protections that are OFF on this machine: no user namespace") == 1, log
+    assert "their files in /dev/shm outlive them" in log
+    assert _processes_in(project.root) == []
