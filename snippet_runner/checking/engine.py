@@ -216,6 +216,8 @@ class Engine:
             )
         if len(self.runners) > 1:
             line += f" ({len(self.runners)} workers)"
+        if self.runner.protections_off:
+            line += "\nSandbox protections that are OFF on this machine: " + "; ".join(self.runner.protections_off)
         return line
 
     # -- internals -----------------------------------------------------------------------------
@@ -273,8 +275,19 @@ class Engine:
         )
 
 
+_LIMITS = {
+    # what the sandbox reports a snippet ran into -> (the limit as the message names it, its setting)
+    "processes": (lambda s: f"limit of {s.processes} processes and threads", lambda s: f"processes {s.processes * 2}"),
+    "disk": (
+        lambda s: f"disk limit of {_size(s.disk)} (its scratch folder's files, all together)",
+        lambda s: f"disk {_size(s.disk * 2)}",
+    ),
+    "shm": (lambda s: f"shared memory limit of {_size(s.shm)} (/dev/shm)", lambda s: f"shm {_size(s.shm * 2)}"),
+}
+
+
 def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
-    """A run that hit its output or memory limit fails, naming the limit and how to raise it."""
+    """A run that hit one of its limits fails, naming the limit and how to raise it."""
     printed = sum(len(text.encode()) for text in result.outputs)
     if printed > snippet.output:
         last = result.printed_at[-1][2] if result.printed_at else 1
@@ -293,6 +306,23 @@ def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
             f" ({error.type}{': ' if error.message else ''}{(error.message.splitlines() or [''])[0]});"
             f" raise it with '# snippet: memory {_size(snippet.memory * 2)}' at the top of the file",
         )
+    hit = list(result.limits)
+    if not hit and error and _refused_a_process(error):  # RLIMIT_NPROC (no cgroup) tells no one
+        hit = ["processes"]
+    for name in hit:
+        limit, setting = _LIMITS[name]
+        raise SnippetError(
+            snippet.loc((error.line or 1) if error else 1),
+            f"stopped at its {limit(snippet)}; raise it with '# snippet: {setting(snippet)}' at the top of the file"
+            + (f" ({error.type}: {(error.message.splitlines() or [''])[0]})" if error else ""),
+        )
+
+
+def _refused_a_process(error) -> bool:
+    """The error a refused fork or thread raises: EAGAIN from os.fork, or threading's own."""
+    return (error.type == "BlockingIOError" and "[Errno 11]" in error.message) or (
+        error.type == "RuntimeError" and error.message.startswith("can't start new thread")
+    )
 
 
 def _size(amount: int) -> str:

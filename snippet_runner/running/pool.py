@@ -26,7 +26,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from snippet_runner.running import protocol
+from snippet_runner.running import isolation, protocol, sandbox
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
 
@@ -74,11 +74,13 @@ class _Process:
         warm: tuple[str, ...] = (),
     ):
         read_fd, write_fd = os.pipe()
-        # OpenBLAS (under numpy) starts a thread pool at import; a process that forks must hold no
-        # threads that a child could inherit half-way through a lock, so the worker keeps it at one.
-        env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, **(env or {})}
+        # Never the build's environment: a short allowlist (sandbox.worker_environment), which
+        # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
+        # threads a child could inherit half-way through a lock.
+        env = dict(env or {})
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
+        env = sandbox.worker_environment(os.path.dirname(dump_path), env)
         self.proc = subprocess.Popen(
             # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
             # if the worker is killed
@@ -128,6 +130,7 @@ class _Process:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        isolation.release_cgroup(self.proc.pid)  # and whatever a snippet left running in it
         if self.proc.stdin:
             self.proc.stdin.close()
         os.close(self.fd)
@@ -157,6 +160,7 @@ class Runner:
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
         self.import_cpu_seconds: float | None = None
+        self.protections_off: tuple[str, ...] = ()  # what the worker's sandbox could not enforce
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
@@ -181,6 +185,9 @@ class Runner:
             timeout=snippet.timeout,
             memory=snippet.memory,
             output=snippet.output,
+            processes=snippet.processes,
+            disk=snippet.disk,
+            shm=snippet.shm,
             dump=os.path.join(self._scratch, "stack.txt"),
             pictures=tuple((p.kind, p.line, p.options) for p in snippet.pictures),
         )
@@ -248,6 +255,7 @@ class Runner:
         elif isinstance(message, Ready):
             self.import_seconds = message.import_seconds
             self.import_cpu_seconds = message.import_cpu_seconds
+            self.protections_off = message.protections_off
         elif isinstance(message, PreloadFailed):
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):

@@ -26,6 +26,9 @@ class RunRequest:
     dump: str  # where the worker writes the stack if it dies (timeout, crash)
     # the pictures to capture from the run: (kind, line of its setting, options) each (spec.PictureSetting)
     pictures: tuple[tuple[str, int, dict], ...] = ()
+    processes: int = 128  # processes and threads at once, its own included
+    disk: int = 256 * 1024**2  # bytes its scratch folder may hold
+    shm: int = 64 * 1024**2  # bytes of /dev/shm
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class RunResult:
     pictures: tuple[Picture, ...] = ()  # what the build captured, one per picture setting
     # (line of the setting, message) for a picture setting the run could not satisfy
     picture_errors: tuple[tuple[int, str], ...] = ()
+    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class Ready:
 
     import_seconds: float
     import_cpu_seconds: float = 0.0  # the worker's CPU time until then (make bench --scale subtracts it)
+    protections_off: tuple[str, ...] = ()  # what the sandbox cannot enforce on this machine, and why
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,9 @@ def _build(cls, data: dict):
         data["printed_at"] = tuple((int(c), int(o), int(n)) for c, o, n in data["printed_at"])
         data["pictures"] = tuple(_build(Picture, dict(p)) for p in data["pictures"])
         data["picture_errors"] = tuple((int(line), str(text)) for line, text in data["picture_errors"])
+        data["limits"] = tuple(str(name) for name in data["limits"])
         if data["error"] is not None:
             data["error"] = _build(RaisedError, dict(data["error"]))
+    elif cls is Ready:
+        data["protections_off"] = tuple(str(text) for text in data["protections_off"])
     return cls(**data)

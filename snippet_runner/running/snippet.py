@@ -6,8 +6,13 @@ Settings live in comments so the file stays a plain script that ``python file.py
     # snippet: timeout 60
     # snippet: memory 4GB
     # snippet: output 2MB
+    # snippet: processes 256
+    # snippet: disk 1GB
+    # snippet: shm 256MB
 
-The last three are the snippet's limits (defaults: 30 s, 3 GB, 1 MB). Two more ask the build for a
+The others are the snippet's limits: time (default 30 s), memory (3 GB), printed output (1 MB),
+processes and threads alive at once, its own included (128), the files in its scratch folder
+together (256 MB), and POSIX shared memory, ``/dev/shm`` (64 MB). Two more ask the build for a
 picture of the run, which :mod:`snippet_runner.pictures` captures in the snippet's own process:
 
     # snippet: graph loss saved
@@ -34,13 +39,20 @@ from snippet_runner.machine import physical_memory
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY = 3 * 1024**3  # bytes the snippet may allocate beyond what the worker already holds
 DEFAULT_OUTPUT = 1024**2  # bytes it may print
+DEFAULT_PROCESSES = 128  # processes and threads at once, the snippet's own included
+DEFAULT_DISK = 256 * 1024**2  # bytes its scratch folder may hold, all files together
+DEFAULT_SHM = 64 * 1024**2  # bytes of POSIX shared memory (/dev/shm)
 SETTING = re.compile(r"^#\s*snippet:\s*(?P<body>.*?)\s*$")
 RAISES = re.compile(r"^raises\s+(?P<type>[A-Za-z_][\w.]*)(?::\s*(?P<fragment>.+))?$")
 TIMEOUT = re.compile(r"^timeout\s+(?P<seconds>\d+(?:\.\d+)?)$")
-SIZE = re.compile(r"^(?P<what>memory|output)\s+(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>KB|MB|GB)$", re.I)
+PROCESSES = re.compile(r"^processes\s+(?P<count>\d+)$")
+SIZE = re.compile(r"^(?P<what>memory|output|disk|shm)\s+(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>KB|MB|GB)$", re.I)
 UNITS = {"kb": 1024, "mb": 1024**2, "gb": 1024**3}
 PICTURE = re.compile(r"^(?P<kind>graph|curves)(?:\s+(?P<rest>.*))?$")
-KNOWN = "'raises Type: message', 'timeout SECONDS', 'memory 4GB', 'output 2MB', 'graph NAME' or 'curves NAME'"
+KNOWN = (
+    "'raises Type: message', 'timeout SECONDS', 'memory 4GB', 'output 2MB', 'processes 256', 'disk 1GB',"
+    " 'shm 256MB', 'graph NAME' or 'curves NAME'"
+)
 CELL = re.compile(r"^# %%")
 
 
@@ -99,6 +111,9 @@ class Snippet:
     memory: int = DEFAULT_MEMORY
     output: int = DEFAULT_OUTPUT
     pictures: tuple[PictureSetting, ...] = ()
+    processes: int = DEFAULT_PROCESSES
+    disk: int = DEFAULT_DISK
+    shm: int = DEFAULT_SHM
 
     @property
     def expected_output_path(self) -> Path:
@@ -184,6 +199,10 @@ def _settings(source: str, shown: str) -> dict:
             settings["raises"] = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
         elif m := TIMEOUT.match(body):
             settings["timeout"] = float(m["seconds"])
+        elif m := PROCESSES.match(body):
+            if int(m["count"]) < 1:
+                raise SnippetError(f"{shown}:{number}", "a process limit must allow at least 1 (the snippet itself)")
+            settings["processes"] = int(m["count"])
         elif m := SIZE.match(body):
             amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
             if m["what"].lower() == "memory" and amount >= physical_memory():

@@ -33,6 +33,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import ctypes
+import dataclasses
 import faulthandler
 import gc
 import importlib
@@ -64,6 +65,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     down its copy of the address space, so the build gets it that much sooner; the caller must
     :func:`settle` before the next snippet runs."""
     read_fd, write_fd = os.pipe()
+    box.prepare(request.path, request.processes)
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
@@ -119,8 +121,11 @@ def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result
         os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's stdin until it exits
         with open(request.dump, "w") as dump:
-            box.confine(request.memory, request.output)
+            box.confine(request.memory, request.output, request.processes, request.disk, request.shm)
             result = run_request(request, terminal, dump)
+            hit = box.limits_hit()
+            if hit:
+                result = dataclasses.replace(result, limits=hit)
         # One line, newline-terminated: the worker reads up to the newline, not to EOF, which only
         # comes once this process has torn down its address space (about 5 ms for torch).
         data = (protocol.dumps(result) + "\n").encode()
@@ -322,6 +327,7 @@ def _collapse_huge_pages() -> None:
 
 
 def main() -> None:
+    isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
     result_fd = int(sys.argv[1])
     preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
     results = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
@@ -336,9 +342,13 @@ def main() -> None:
     _warm_up()
     warmup.warm(json.loads(sys.argv[4]) if len(sys.argv) > 4 else [])  # what the snippets will use
     terminal = Terminal()
-    box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None)
+    box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None, isolated=isolated)
     _prepare_for_forks()
-    ready = Ready(import_seconds=time.perf_counter() - started, import_cpu_seconds=time.process_time())
+    ready = Ready(
+        import_seconds=time.perf_counter() - started,
+        import_cpu_seconds=time.process_time(),
+        protections_off=tuple(isolated.off),
+    )
     results.write(protocol.dumps(ready) + "\n")
     try:
         for line in sys.stdin:
