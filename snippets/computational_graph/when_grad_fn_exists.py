@@ -14,5 +14,7 @@ describe("x * c", x * c)        # one tracked input is enough
 describe("c * 2", c * 2)        # no tracked input: no node
 with torch.no_grad():
     describe("x * c in no_grad()", x * c)   # tracking switched off
+with torch.inference_mode():
+    describe("x * c in inference", x * c)   # the same, with less overhead
 describe("x.detach() * c", x.detach() * c)  # a copy cut off the graph
 describe("x (a leaf)", x)
