@@ -16,9 +16,12 @@ import pytest
 import torch
 from throwaway import GRAPH_SNIPPET, new_build
 
-from snippet_runner import SnippetError, drawing, pictures, spec
-from snippet_runner.drawing import Drawer
-from snippet_runner.messages import Picture
+from snippet_runner import SnippetError
+from snippet_runner.pictures import draw as drawing
+from snippet_runner.pictures import record as pictures
+from snippet_runner.pictures.draw import Drawer
+from snippet_runner.running import snippet as spec
+from snippet_runner.running.protocol import Picture
 
 
 @pytest.fixture(autouse=True)
@@ -233,7 +236,7 @@ def test_same_data_gives_the_same_bytes_in_two_fresh_processes():
         "series": [{"label": "a", "y": [3.0, 2.0, 1.5]}, {"label": "b", "y": [3.0, 1.0, 0.5]}],
     }
     script = (
-        "import json, sys, hashlib; from snippet_runner import drawing;"
+        "import json, sys, hashlib; from snippet_runner.pictures import draw as drawing;"
         "pictures = json.loads(sys.argv[1]);"
         "print(' '.join(hashlib.sha256(drawing.draw(p, 'p').encode()).hexdigest() for p in pictures))"
     )
@@ -293,9 +296,9 @@ def engine(warm_engine):
     return lambda mode="strict": new_build(warm_engine, mode)
 
 
-def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine):
+def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine, accept):
     path = write_snippet("page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
-    outcome = engine("accept").run("page/graph.py")
+    outcome = accept("page/graph.py")
     approved = path.with_name("graph.pictures.json")
     assert '"grad": "60"' in approved.read_text() and path.with_suffix(".out").read_text() == "tensor(60.)\n"
     assert [p.line for p in outcome.pictures] == [7]
@@ -320,7 +323,7 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
     assert not warned.verdict.approved and "graph.pictures.json (this build)" in warned.verdict.diff
 
 
-def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
+def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine, accept):
     code = "from snippet_runner.pictures import show_curves\nshow_curves({{'loss': {values}}})\n"
     path = write_snippet("page/curve.py", code.format(values="[3.0, 2.0]"))
     path.with_suffix(".out").write_text("")
@@ -328,7 +331,7 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
         SnippetError, match="no approved picture data yet: snippets/page/curve.pictures.json is missing"
     ):
         engine().run("page/curve.py")
-    engine("accept").run("page/curve.py")
+    accept("page/curve.py")
     path.write_text(code.format(values="[3.0, 2.5]"))
     with pytest.raises(SnippetError, match="picture data differs") as caught:
         engine().run("page/curve.py")
@@ -337,7 +340,7 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
     path.with_suffix(".out").write_text("no picture now\n")
     with pytest.raises(SnippetError, match="picture data differs"):
         engine().run("page/curve.py")  # the approved file says a picture was shown
-    engine("accept").run("page/curve.py")
+    accept("page/curve.py")
     assert not path.with_name("curve.pictures.json").exists()
 
 
