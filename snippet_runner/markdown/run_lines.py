@@ -133,7 +133,7 @@ def render(
         if outcome.error:
             title = f"Output: raises {outcome.error.type}, as intended"
             if "Traceback (most recent call last):" in outcome.output:
-                # The worker keeps only the frames of the snippet's own folder (capture.py):
+                # The worker keeps only the frames of the snippet's own folder (running/terminal.py):
                 # the reader's terminal shows PyTorch's frames too, so the page says so.
                 title += "; traceback shows this file's frames only"
         shown += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
