@@ -90,6 +90,9 @@ def test_tracebacks_are_trimmed_to_the_snippet(built_site):
     shown = outputs_on(built_site, "common-mistakes.md")
     assert "Traceback (most recent call last):" in shown
     assert "site-packages" not in shown and "snippet_runner" not in shown
+    # ... and the output's title says so, since the reader's own terminal shows PyTorch's frames too.
+    page = html.unescape(html_path(built_site, "common-mistakes.md").read_text())
+    assert "Output: raises RuntimeError, as intended; traceback shows this file's frames only" in page
 
 
 NOTEBOOKS = [p for p in nav_pages() if p.endswith(".ipynb")]
