@@ -18,7 +18,7 @@ def accept(project: Project, only: list[str]) -> int:
     engines = [project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
     changed = failed = 0
     try:
-        for approval in approve(*engines, rels):
+        for approval in approve(engines[0], engines[1], rels):
             if approval.error is not None:
                 pages = ", ".join(shown.get(approval.rel, [])) or "no page"
                 print(f"FAILED  {approval.error}  (included by {pages})", file=sys.stderr)
@@ -73,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     if passed_on:
         parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
     if args.command == "site":
-        from snippet_runner.site import build
+        from snippet_runner.site import build as site_build
 
-        return build.main(args.config_file, args.site_dir, force=args.force)
+        return site_build.main(args.config_file, args.site_dir, force=args.force)
     try:
         project = Project.load(args.config_file)
     except SnippetError as error:

@@ -22,24 +22,26 @@ from pathlib import Path
 from markdown import Extension
 from markdown.preprocessors import Preprocessor
 
+from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.markdown.run_lines import expand
 from snippet_runner.project import Project
 
+_BuildError: type[Exception] | None
 try:  # under MkDocs (or a fork), a bad snippet is a build error, printed as one message
-    from mkdocs.exceptions import PluginError
+    from mkdocs.exceptions import PluginError as _BuildError
 except ImportError:  # a builder without MkDocs sees the SnippetError itself
-    PluginError = None
+    _BuildError = None
 
 # Before fenced code (pymdownx.superfences and fenced_code register at 25), after
 # normalize_whitespace (30), so the lines we read are the page's lines.
 PRIORITY = 28
 
-_session: tuple[Project, object] | None = None  # (project, engine) of this process
+_session: tuple[Project, Engine] | None = None  # (project, engine) of this process
 _owned = False  # whether this module started that engine (and so must close it)
 
 
-def use(project: Project, engine) -> None:
+def use(project: Project, engine: Engine) -> None:
     """Expand every page with this engine (the MkDocs plugin calls this once per build)."""
     global _session, _owned
     release()
@@ -54,7 +56,7 @@ def release() -> None:
     _session, _owned = None, False
 
 
-def _current(config_file: str) -> tuple[Project, object]:
+def _current(config_file: str) -> tuple[Project, Engine]:
     global _session, _owned
     if _session is None:
         project = Project.load(config_file)
@@ -86,16 +88,16 @@ class _RunPreprocessor(Preprocessor):
         try:
             return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
         except SnippetError as error:
-            if PluginError is None:
+            if _BuildError is None:
                 raise
-            raise PluginError(str(error)) from None
+            raise _BuildError(str(error)) from None
 
     def _page_name(self, project: Project) -> str:
         named = self.extension.getConfig("page")
         if named:
             return named
         # MkDocs (and its forks) register their link-rewriting treeprocessor with the page's File.
-        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
+        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None  # noqa: SIM401 - a Registry, no .get()
         file = getattr(relpath, "file", None)
         if file is not None and getattr(file, "abs_src_path", None):
             return project.shown_path(Path(file.abs_src_path))

@@ -97,7 +97,7 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
     drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
-    errors = []
+    errors: list[SnippetError] = []
     for include in reversed(find_includes(markdown, page)):
         try:
             rendered = render(outcomes[include.line], drawer, raw_html, include.question)
@@ -121,7 +121,7 @@ def render(
     (a collapsed ``??? question`` admonition) under it, and the PDF prints it open."""
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
-    out = _fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
+    out = fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
     verdict = outcome.verdict
     if verdict is None:
         return out  # execution switched off: code only
@@ -136,7 +136,7 @@ def render(
                 # The worker keeps only the frames of the snippet's own folder (running/terminal.py):
                 # the reader's terminal shows PyTorch's frames too, so the page says so.
                 title += "; traceback shows this file's frames only"
-        shown += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+        shown += [""] + fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
     drawer = drawer or Drawer(None)
     for number, picture in enumerate(outcome.pictures, start=1):
         html = drawer.figure(picture, snippet, number)
@@ -168,11 +168,12 @@ def _unapproved_warning(approved: str, verdict) -> list[str]:
         why = f"This output differs from the approved `{approved}`."
     lines = ['!!! warning "Output not yet approved"', "", f"    {why} Review it, then run `make accept`."]
     if verdict.diff:
-        lines += [""] + ["    " + text if text else "" for text in _fenced(verdict.diff, "diff")]
+        lines += [""] + ["    " + text if text else "" for text in fenced(verdict.diff, "diff")]
     return lines
 
 
-def _fenced(text: str, info: str) -> list[str]:
+def fenced(text: str, info: str) -> list[str]:
+    """``text`` as a fenced block whose fence is longer than any run of backticks inside it."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}{info}", *text.rstrip("\n").splitlines(), fence]

@@ -39,16 +39,16 @@ import functools
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from html import escape
-from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from snippet_runner.errors import SnippetError
+from snippet_runner.files import write_atomic
+from snippet_runner.machine import pinned
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -109,7 +109,7 @@ class Drawer:
             svg = draw(picture.data, prefix)
         except SnippetError:
             raise
-        except Exception as error:  # Graphviz or matplotlib failed on this data
+        except Exception as error:  # noqa: BLE001 - Graphviz or matplotlib failed on this data: the snippet's error
             raise SnippetError(
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
@@ -118,11 +118,7 @@ class Drawer:
         STATS.seconds += time.perf_counter() - started
         STATS.by_kind[picture.kind] = STATS.by_kind.get(picture.kind, 0) + 1
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(svg)
-            os.replace(tmp, path)
+            write_atomic(path, svg)
         return svg
 
 
@@ -139,13 +135,7 @@ def _prefix(rel: str, number: int) -> str:
 
 @functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _versions() -> str:
-    found = []
-    for name in ("graphviz", "matplotlib"):
-        try:
-            found.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name}==?")
-    return ",".join(found)
+    return pinned(("graphviz", "matplotlib"))
 
 
 def _key(data: dict, prefix: str) -> str:
@@ -261,7 +251,7 @@ def _curves_svg(data: dict) -> str:
     import matplotlib
     from matplotlib.figure import Figure
 
-    style = {
+    style: dict[Any, Any] = {  # matplotlib types its keys as a Literal of every rc name
         "svg.fonttype": "none",
         "svg.hashsalt": "snippet-runner",
         "font.family": FONT,

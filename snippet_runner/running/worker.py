@@ -19,67 +19,18 @@ as ``python <file>`` would (as ``__main__``, from the snippet's folder), and wri
 pipe. The worker waits for it, up to the timeout. A snippet that hangs is stopped by
 ``faulthandler.dump_traceback_later(exit=True)``, which writes the running stack to a file first; a
 crash (a segfault, an abort) writes it through ``faulthandler.enable``, and ``os._exit`` is wrapped
-to write it too. The worker then reports a :class:`~snippet_runner.messages.Death` with that stack.
+to write it too. The worker then reports a :class:`~snippet_runner.running.protocol.Death` with that stack.
 Whatever the snippet started is killed when it ends: its process group, and, because the worker is a
 child subreaper, any orphan that left the group.
 
-**What a fork costs, and what is done about it** (measured on a 2-core Firecracker VM, Linux 6.18,
-torch 2.13 CPU, a worker of about 230 MB resident, 150 MB of it written memory; CPU time per
-snippet, medians over 300 runs of a ten-line autograd snippet, from a throwaway script that
-timestamps each phase; the machine was shared, so take them to a few tenths of a millisecond):
-
-==============================================================  ========  ========
-phase (CPU time)                                                before    now
-==============================================================  ========  ========
-worker: ``fork()`` (copying the page tables)                     3.8-5.2   1.5
-worker: mkdtemp, read, kill, /proc scan, rmtree, decode           0.7       0.4
-child: Python's after-fork work, and its exit (page tables freed)  6.9       3.5
-child: dump file, stdin, process group                            0.4       0.4
-child: confine (rlimits, audit hook, Landlock)                    1.5       0.55
-child: the snippet itself, mostly its first-touch page faults     3.1       3.4
-child: encode the result                                          0.26      0.15
-**all processes**                                                 17-18     10.5
-==============================================================  ========  ========
-
-Before, the worker also waited 5 to 6 ms (wall) per snippet for EOF on the result pipe, which comes
-only once the child has torn down its address space.
-
-* **Huge pages** (:func:`_collapse_huge_pages`): the page-table entries ``fork()`` copies and the
-  exit frees drop from 37,000 to about 10,000.
-* **Read to the newline, not to EOF**: EOF only comes after the child has torn down its address
-  space; the result is sent on at once, and the worker reaps the child (:func:`settle`) before the
-  next snippet runs, so no process of one snippet ever overlaps the next one's run.
-* **Not forked ahead**: forking the next snippet's process while the current one runs (so that it
-  takes its request, already past ``fork()`` and Python's after-fork work, once the current one is
-  settled) was built and tested (branch ``fork-overhead-prefork``). It saves no CPU, and with every
-  core busy, as in a cold build with a worker per core, it showed no gain in wall time either
-  (medians 7.2 ms against 7.3 ms of overhead per snippet, ``make bench-scale``; with one worker the
-  runs were too noisy to tell apart), while a snippet could then signal the process meant for the
-  next one. Left out.
-* **Code mappings not copied at fork**: giving each library's read-only file mappings one private
-  page (a byte written back through ``/proc/self/mem``) makes ``fork()`` copy their page-table
-  entries, so a child would not fault torch's code in again. Measured with ``make bench-scale``:
-  4.7 and 6.4 ms of overhead per snippet against 3.4 without; copying every entry costs more than
-  the faults it saves. Left out.
-* **Prepared once**: the Landlock ruleset and the scratch folder (:class:`sandbox.Sandbox`),
-  emptied between snippets; ``gc.freeze()``, so a collection in a child does not visit, and copy,
-  the worker's objects.
-* **Not waited for**: the timeout's watchdog thread is never cancelled (cancelling joins it, 1 ms on
-  a busy machine); the process's exit ends it.
-
-What remains is mostly page faults: every page a child writes is copied (Python writes reference
-counts into every object it touches, so even a small snippet writes about 800 pages), every page of
-torch's code it runs is mapped again, and on this VM a fault costs several microseconds. That is
-about 8 ms of CPU a snippet, beyond the snippet's own work; on two cores shared by two workers and the
-build, ``make bench-scale`` cannot report the 2 ms overhead per snippet asked for (see its figures).
-Faults are the price of the isolation a fork gives, and the ways around them are not ours to take:
-file-backed huge pages for torch's code need a kernel built with ``READ_ONLY_THP_FOR_FS`` (this one
-is not), and Python 3.12's immortal objects would spare the reference-count writes of shared objects.
+What a fork costs, what was done to make it cheaper and what was tried and left out is in
+``dev/decisions/0001-a-fork-per-snippet.md``.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import ctypes
 import faulthandler
 import gc
@@ -150,10 +101,8 @@ def settle(box: sandbox.Sandbox) -> None:
     folder emptied. The wait is the child's exit, tearing down its address space; the worker has
     already sent the result by then."""
     for pid in list(_exiting):
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
         _exiting.discard(pid)
     _kill_orphans()
     box.clean()
@@ -165,7 +114,7 @@ def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result
         os.setpgid(0, 0)  # its own process group: whatever it starts can be killed with it
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
-        sys.stdin = open(0, closefd=False)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's stdin until it exits
         with open(request.dump, "w") as dump:
             box.confine(request.memory, request.output)
             result = run_request(request, terminal, dump)
@@ -254,10 +203,8 @@ def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> Rais
 
 def _describe(exc: BaseException, script: Path) -> RaisedError:
     text, line = trimmed_traceback(exc, script)
-    try:
+    with contextlib.suppress(OSError):  # the output limit was reached; the engine reports that instead
         sys.stderr.write(text)
-    except OSError:
-        pass  # the output limit was reached; the engine reports that instead
     cls = type(exc)
     return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
 
@@ -280,10 +227,8 @@ def _read_line(fd: int, seconds: float) -> tuple[bytes, bool]:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 _exiting: set[int] = set()  # finished children, killed, not yet reaped
@@ -392,6 +337,8 @@ def main() -> None:
     try:
         for line in sys.stdin:
             request = protocol.loads(line)
+            if not isinstance(request, RunRequest):
+                raise TypeError(f"the worker takes run requests, not {type(request).__name__}")
             results.write(protocol.dumps(Started(request.id)) + "\n")
             results.write(run_forked(request, terminal, box) + "\n")
             settle(box)

@@ -167,7 +167,8 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     SVG text and its caption) shows the new gradient, once approved; a warm build draws nothing."""
     scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
-    assert scratch.accept()[0] == 0
+    code, log = scratch.accept()
+    assert code == 0, log
     code, log = scratch.build()
     assert code == 0, log
     assert "pictures: 1 drawn" in log
@@ -181,7 +182,8 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     code, log = scratch.build()
     assert code != 0
     assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
-    assert scratch.accept()[0] == 0
+    code, log = scratch.accept()
+    assert code == 0, log
     assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()
     code, log = scratch.build()
     assert code == 0, log
@@ -206,7 +208,8 @@ def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
         "snippets/page/curve.py",
         "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n",
     )
-    assert scratch.accept()[0] == 0
+    code, log = scratch.accept()
+    assert code == 0, log
     code, log = scratch.build()
     assert code == 0, log
     page = (scratch.root / "site" / "index.html").read_text()

@@ -328,7 +328,7 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine, acce
     path = write_snippet("page/curve.py", code.format(values="[3.0, 2.0]"))
     path.with_suffix(".out").write_text("")
     with pytest.raises(
-        SnippetError, match="no approved picture data yet: snippets/page/curve.pictures.json is missing"
+        SnippetError, match=r"no approved picture data yet: snippets/page/curve\.pictures\.json is missing"
     ):
         engine().run("page/curve.py")
     accept("page/curve.py")
