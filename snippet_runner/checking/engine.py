@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from snippet_runner.checking import approved
 from snippet_runner.checking.cache import ResultCache, key_for
-from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
@@ -35,7 +35,7 @@ class Outcome:
     seconds: float = 0.0
     peak_rss_growth_kb: int = 0
     verdict: approved.Verdict | None = None  # None when execution is off
-    pictures: tuple[Picture, ...] = ()  # the data of what it showed (show_graph, show_curves), checked
+    pictures: tuple[Picture, ...] = ()  # the data of the pictures captured from its run, checked
 
     @property
     def output(self) -> str:
@@ -174,10 +174,12 @@ class Engine:
         printed = sum(len(text.encode()) for text in result.outputs)
         self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
         _check_limits(snippet, result)
+        raised = _check_exception(snippet, result)
+        _check_pictures(snippet, result)
         outcome = Outcome(
             snippet,
             outputs=result.outputs,
-            error=_check_exception(snippet, result),
+            error=raised,
             cached=cached,
             seconds=result.seconds,
             peak_rss_growth_kb=result.peak_rss_growth_kb,
@@ -316,6 +318,14 @@ def _innermost_line(stack: str, path: Path) -> int | None:
         if match["file"] == str(path):
             return int(match["line"])
     return None
+
+
+def _check_pictures(snippet: spec.Snippet, result: RunResult) -> None:
+    """A picture setting the run could not satisfy fails, naming the setting's line."""
+    if not result.picture_errors:
+        return
+    errors = [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]
+    raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
 
 
 def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:

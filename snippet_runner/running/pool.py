@@ -169,6 +169,7 @@ class Runner:
             memory=snippet.memory,
             output=snippet.output,
             dump=os.path.join(self._scratch, "stack.txt"),
+            pictures=tuple((p.kind, p.line, p.options) for p in snippet.pictures),
         )
         self._pending[self._next_id] = (snippet, request)
         self._fill()

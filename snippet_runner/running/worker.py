@@ -45,6 +45,7 @@ import traceback
 import types
 from pathlib import Path
 
+from snippet_runner.pictures import record
 from snippet_runner.running import protocol, sandbox
 from snippet_runner.running.protocol import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.terminal import Terminal, terminal_warnings, trimmed_traceback
@@ -143,6 +144,7 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
     outputs: list[str] = []
     printed_at: list[tuple[int, int, int]] = []
     error = None
+    watch = _watch(request, module.__dict__, path)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     _stack_on_death(dump, request.timeout)
@@ -153,6 +155,7 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         printed_at += [(index, offset, line) for offset, line in terminal.marks]
         if error is not None:
             break
+    shown, failed = watch.results() if watch is not None else ([], [])
     return RunResult(
         id=request.id,
         outputs=tuple(outputs),
@@ -160,17 +163,17 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         seconds=time.perf_counter() - started,
         peak_rss_growth_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
         printed_at=tuple(printed_at),
-        pictures=_pictures(),
+        pictures=tuple(protocol.Picture(p["kind"], p["line"], p["data"]) for p in shown),
+        picture_errors=tuple(failed),
     )
 
 
-def _pictures() -> tuple[protocol.Picture, ...]:
-    """What the snippet showed through :mod:`snippet_runner.pictures.record`, if it imported it. (The
-    module lives in this process, so its list is the side channel: no file, nothing to clean up.)"""
-    shown = sys.modules.get("snippet_runner.pictures.record")
-    if shown is None:
-        return ()
-    return tuple(protocol.Picture(p["kind"], int(p["line"]), p["data"]) for p in shown.collected())
+def _watch(request: RunRequest, namespace: dict, path: Path):
+    """The picture capture the snippet's settings ask for (:class:`snippet_runner.pictures.record.Watch`),
+    set up in this child before the snippet runs (``pictures.record`` is a layer below this one)."""
+    if not request.pictures:
+        return None
+    return record.Watch(request.pictures, namespace, str(path))
 
 
 def _stack_on_death(dump, timeout: float) -> None:
