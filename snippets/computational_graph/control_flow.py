@@ -1,5 +1,6 @@
+# snippet: graph c1 title="The graph recorded for a = 30"
+# snippet: graph c2 title="The graph recorded for a = -3"
 import torch
-from snippet_runner.pictures import show_graph
 
 
 def f(a):
@@ -23,10 +24,17 @@ def nodes(t):
     return count
 
 
-for value in (30.0, -3.0):
-    a = torch.tensor(value, requires_grad=True)
-    c = f(a)
-    show_graph(c)
-    c.backward()
-    print(f"a = {value:5}: {nodes(c)} nodes, a.grad = {a.grad},"
-          f" c / a = {c.item() / value}")
+def report(a, c):
+    print(f"a = {a.item():5}: {nodes(c)} nodes, a.grad = {a.grad},"
+          f" c / a = {c.item() / a.item()}")
+
+
+a1 = torch.tensor(30.0, requires_grad=True)
+c1 = f(a1)
+c1.backward()
+report(a1, c1)
+
+a2 = torch.tensor(-3.0, requires_grad=True)
+c2 = f(a2)
+c2.backward()
+report(a2, c2)

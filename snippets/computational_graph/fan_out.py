@@ -1,5 +1,5 @@
+# snippet: graph loss
 import torch
-from snippet_runner.pictures import show_graph
 
 x = torch.tensor(3.0, requires_grad=True)
 
@@ -14,7 +14,6 @@ a = x * 2
 b = x ** 2
 loss = a + b
 
-show_graph(loss)  # before backward(), so it sees the gradients flow
 loss.backward()
 
 print("x.grad:", x.grad)
