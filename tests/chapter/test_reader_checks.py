@@ -299,6 +299,7 @@ def test_verify_reports_a_changed_output_and_fails(tmp_path):
     for name in ("mkdocs.yml", "conftest.py"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
+    shutil.copytree(ROOT / "includes", tmp_path / "includes")  # the pages' shared text (pymdownx.snippets)
     (tmp_path / "docs").mkdir()
     for page in ("chain-rule.md", "zeroing-gradients.md"):
         shutil.copy(DOCS / page, tmp_path / "docs" / page)
