@@ -47,7 +47,9 @@ files are never touched. Each timing is the median of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import io
 import os
 import re
 import resource
@@ -59,6 +61,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -508,12 +511,61 @@ def main() -> None:
     parser.add_argument("--scale", action="store_true", help="only the 1,000-snippet measurement")
     parser.add_argument("--no-scale", action="store_true", help="leave the 1,000-snippet measurement out")
     parser.add_argument("--no-pdf-steps", action="store_true", help="leave row (p), the PDF step by step, out")
+    parser.add_argument("--no-record", action="store_true", help=f"do not rewrite the table in {RECORD}")
     args = parser.parse_args()
-    if not args.scale:
-        chapter(Path.cwd(), args.repeat, pdf_steps=not args.no_pdf_steps)
-        print()
-    if not args.no_scale:
-        scale()
+    with _recorded() as printed:
+        if not args.scale:
+            chapter(Path.cwd(), args.repeat, pdf_steps=not args.no_pdf_steps)
+            print()
+        if not args.no_scale:
+            scale()
+    if not args.no_record:
+        record(Path.cwd() / RECORD, printed.getvalue(), args)
+        print(f"bench: the table in {RECORD} is now this run's")
+
+
+# -- the developers' table -----------------------------------------------------------------------
+
+RECORD = Path("dev") / "measurements.md"
+START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
+@contextlib.contextmanager
+def _recorded() -> Iterator[io.StringIO]:
+    """Everything printed meanwhile, both to the terminal and into the returned buffer."""
+    buffer = io.StringIO()
+
+    class Tee(io.TextIOBase):
+        def write(self, text: str) -> int:
+            buffer.write(text)
+            return terminal.write(text)
+
+        def flush(self) -> None:
+            terminal.flush()
+
+    terminal = sys.stdout
+    sys.stdout = Tee()
+    try:
+        yield buffer
+    finally:
+        sys.stdout = terminal
+
+
+def record(path: Path, printed: str, args: argparse.Namespace) -> None:
+    """Put this run's report between the markers of the developers' measurements page: the one
+    place the figures live, so no docstring or README carries a number of its own."""
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        raise SystemExit(f"bench: {path} has no '{START}' ... '{END}' block to rewrite")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    flags = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in vars(args).items() if v)
+    block = (
+        f"{START}\nLast run: {when}, `make bench{(' ' + flags) if flags else ''}`, on {os.cpu_count()} cores,"
+        f" load average {os.getloadavg()[0]:.1f} at the end.\n\n```text\n{printed.strip()}\n```\n{END}"
+    )
+    before, _, rest = text.partition(START)
+    _, _, after = rest.partition(END)
+    path.write_text(before + block + after, encoding="utf-8")
 
 
 if __name__ == "__main__":
