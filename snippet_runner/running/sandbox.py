@@ -49,7 +49,7 @@ reports what filled up (:meth:`Sandbox.limits_hit`), the engine words it.
 
 Where a mechanism is missing (no unprivileged user namespaces, no Landlock, no cgroup as root),
 the rest still holds, and :attr:`Isolation.off` says what is off and why; the build prints it
-once, and ``tests/test_safety.py`` fails in CI if anything is.
+once, and ``tests/builds/test_safety.py`` fails if anything is (``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1`` excepted).
 
 **What we weighed.** bubblewrap (Debian's ``bubblewrap``) sets up the same namespaces and mounts,
 but as a program: it would have to start each snippet's process, which then imports torch again

@@ -555,9 +555,9 @@ def test_no_socket_reaches_the_loopback_even_from_c(project, tmp_path):
 
 
 def test_every_protection_is_on(tmp_path):
-    """The machine runs every snippet with all of the sandbox: in CI this must hold, so a CI that
-    lacks a mechanism (user namespaces, Landlock, a pids cgroup as root) fails here; elsewhere the
-    build says what is off, and this test says so too."""
+    """The machine runs every snippet with all of the sandbox. A machine (or a CI) that lacks a
+    mechanism (user namespaces, Landlock, a pids cgroup as root) fails here, naming what is off;
+    only ``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``, set on purpose, turns the failure into a skip."""
     from snippet_runner.running.pool import Runner
 
     runner = Runner(preload=())
@@ -566,9 +566,9 @@ def test_every_protection_is_on(tmp_path):
         off = runner.protections_off
     finally:
         runner.close()
-    if off and not os.environ.get("CI"):
-        pytest.skip("protections off on this machine: " + "; ".join(off))
-    assert off == ()
+    if off and os.environ.get("SNIPPETS_SANDBOX_MAY_BE_WEAKER") == "1":
+        pytest.skip("protections off on this machine, as SNIPPETS_SANDBOX_MAY_BE_WEAKER=1 allows: " + "; ".join(off))
+    assert off == (), "sandbox protections off on this machine: " + "; ".join(off)
 
 
 def test_without_user_namespaces_the_build_says_once_what_is_off(project, tmp_path):
