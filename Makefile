@@ -55,10 +55,10 @@ accept: $(READY)  ## re-run every snippet and approve its output; review with `g
 	$(PY) -m snippet_runner accept
 
 bench: $(READY) $(ASSETS)  ## time cold, warm and one-edit builds against a plain build
-	$(PY) -m snippet_runner.bench
+	$(PY) -m devtools.bench
 
 bench-scale: $(READY)  ## only the scale part: 1,000 snippets cold, overhead and CPU per snippet, peak memory
-	$(PY) -m snippet_runner.bench --scale
+	$(PY) -m devtools.bench --scale
 
 # Another torch in its own cached venv (.cache/drift/venv-<version>, never .venv): every example is run
 # and compared, and drift/torch-<version>.json is (re)written. TORCH_INDEX: where pip finds torch.

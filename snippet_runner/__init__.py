@@ -6,7 +6,7 @@ unchanged snippet never runs twice. The MkDocs plugin is a thin layer over :clas
 test suite drives the same engine directly.
 """
 
-from snippet_runner.engine import Engine, Outcome
+from snippet_runner.checking.engine import Engine, Outcome
 from snippet_runner.errors import SnippetError
 
 __version__ = "0.1.0"

@@ -7,7 +7,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from snippet_runner import approval
+from snippet_runner.checking import approved
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 
@@ -38,7 +38,7 @@ def accept(project: Project, only: list[str]) -> int:
                         " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
                         detail=_two_runs(first.output, second.output),
                     )
-                drawn = [approval.pictures_text(outcome.pictures) for outcome in (first, second)]
+                drawn = [approved.pictures_text(outcome.pictures) for outcome in (first, second)]
                 if drawn[0] != drawn[1]:
                     raise SnippetError(
                         first.snippet.loc(),
@@ -51,10 +51,10 @@ def accept(project: Project, only: list[str]) -> int:
                 print(f"FAILED  {error}  (included by {pages})", file=sys.stderr)
                 failed += 1
                 continue
-            if approval.write(first.snippet.expected_output_path, first.output):
+            if approved.write(first.snippet.expected_output_path, first.output):
                 changed += 1
                 print(f"updated {first.snippet.approved_name}")
-            if approval.write_pictures(first.snippet.expected_pictures_path, drawn[0]):
+            if approved.write_pictures(first.snippet.expected_pictures_path, drawn[0]):
                 changed += 1
                 print(f"updated {first.snippet.approved_pictures_name}")
     finally:
@@ -111,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     if passed_on:
         parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
     if args.command == "site":
-        from snippet_runner import site
+        from snippet_runner.site import build
 
-        return site.main(args.config_file, args.site_dir, force=args.force)
+        return build.main(args.config_file, args.site_dir, force=args.force)
     try:
         project = Project.load(args.config_file)
     except SnippetError as error:

@@ -19,7 +19,7 @@ from pathlib import Path
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 
-from snippet_runner.includes import find_includes
+from snippet_runner.markdown.run_lines import find_includes
 
 PLUGIN = "snippet-runner"
 
@@ -137,7 +137,7 @@ class Project:
 
     @property
     def pdf_cache_dir(self) -> Path:
-        """Printed PDFs, by the hash of what they print (``reuse.py``), beside the snippet cache."""
+        """Printed PDFs, by the hash of what they print (``site/pdf_cache.py``), beside the snippet cache."""
         return self.cache_dir.parent / "pdf"
 
     @property
@@ -198,7 +198,7 @@ class Project:
     ):
         """An :class:`~snippet_runner.engine.Engine` with this project's settings (``python``: run
         the worker under another interpreter, as ``make drift`` does; uncached then)."""
-        from snippet_runner.engine import Engine
+        from snippet_runner.checking.engine import Engine
 
         return Engine(
             self.snippets_dir,

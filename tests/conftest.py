@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from chapter import PROJECT, ROOT, chapter_snippets
+from real_chapter import PROJECT, ROOT, chapter_snippets
 from throwaway import snippet_writer
 
-from snippet_runner.scratch import ScratchProject
+from devtools.scratch import ScratchProject
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Throwaway snippets more than one test module runs (the real chapter is in chapter.py), the way
+"""Throwaway snippets more than one test module runs (the real chapter is in real_chapter.py), the way
 the tests write them, and the way they start a new build on a warm engine."""
 
 import textwrap

@@ -267,7 +267,7 @@ def main(site: Path) -> None:
     """Print the violations of every page in every palette and width, and the counts by impact."""
     from collections import Counter
 
-    from snippet_runner import chromium
+    from snippet_runner.site import chromium
 
     axe = axe_source()
     total: Counter = Counter()

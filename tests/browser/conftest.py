@@ -14,7 +14,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from snippet_runner import chromium
+from snippet_runner.site import chromium
 
 from .pages import recording_context
 

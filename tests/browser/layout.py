@@ -61,7 +61,7 @@ WIDE_EQUATIONS = """() => [...document.querySelectorAll('article .arithmatex, ar
   .map(el => `${el.scrollWidth} > ${el.clientWidth}: ${el.textContent.trim().slice(0, 50)}`)"""
 
 # Code listings (not outputs) that need sideways scrolling at desktop width: a long comment should
-# be wrapped in the source instead (tests/test_layout.py checks the line lengths too).
+# be wrapped in the source instead (tests/chapter/test_conventions.py checks the line lengths too).
 WIDE_LISTINGS = """() => [...document.querySelectorAll('article pre > code, article .jp-InputArea-editor pre')]
   .filter(el => !el.closest('.snippet-output') && el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
   .map(el => `listing needs scrolling: ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent.trim().slice(0, 50)}`)"""

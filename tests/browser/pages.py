@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from snippet_runner.pdf import RENDERED
+from snippet_runner.site.pdf import RENDERED
 
 # Makes Material's diagrams inspectable: it draws each Mermaid diagram into a *closed* shadow root,
 # which neither Playwright nor page scripts can look into. Test-only; the site itself is unchanged.

@@ -413,7 +413,7 @@ LISTING = """<div id="print-site-page">
 
 
 def test_unlinking_line_numbers_keeps_the_numbers_and_the_links_the_prose_makes(browser):
-    from snippet_runner import pdf as printer
+    from snippet_runner.site import pdf as printer
 
     page = browser.new_page()
     page.set_content(LISTING)
@@ -445,8 +445,8 @@ def test_make_bench_prints_the_old_way_from_the_print_page_as_it_was(built_site,
     notebook stylesheets and blocked rendering until read: the page it rebuilds for that must be
     the old one, which the hook's passes turn back into today's. (On a copy: the built site must
     stay as built.)"""
-    from snippet_runner import bench
-    from snippet_runner.print_page import RENDER_BLOCKING, last_copy_of_stylesheets, render_when_parsed
+    from devtools import bench
+    from snippet_runner.plugins.print_page.plugin import RENDER_BLOCKING, last_copy_of_stylesheets, render_when_parsed
 
     today = (built_site / "print_page.html").read_text(encoding="utf-8")
     (tmp_path / "print_page.html").write_text(today, encoding="utf-8")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from snippet_runner import site as site_module
+from snippet_runner.site import build as site_module
 
 ROOT = Path(__file__).resolve().parents[2]
 

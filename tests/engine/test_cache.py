@@ -2,7 +2,8 @@
 
 import pytest
 
-from snippet_runner import Engine, cache
+from snippet_runner import Engine
+from snippet_runner.checking import cache
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def test_editing_a_local_module_reruns_its_importer(project, write_snippet):
 
 
 def test_key_covers_python_torch_and_engine_versions(write_snippet, monkeypatch):
-    from snippet_runner import spec
+    from snippet_runner.running import snippet as spec
 
     write_snippet("page/b.py", "print('b')\n")
     snippet = spec.load(write_snippet.snippets, "page/b.py")
@@ -66,23 +67,42 @@ def test_key_covers_python_torch_and_engine_versions(write_snippet, monkeypatch)
         cache.environment_fingerprint.cache_clear()
         return key
 
-    assert key_with(**{"snippet_runner.cache.platform.python_version": lambda: "3.99.0"}) != original
-    assert key_with(**{"snippet_runner.cache.metadata.version": lambda name: "9.9.9"}) != original
+    assert key_with(**{"snippet_runner.checking.cache.platform.python_version": lambda: "3.99.0"}) != original
+    assert key_with(**{"snippet_runner.checking.cache.metadata.version": lambda name: "9.9.9"}) != original
     assert key_with() == original
 
 
-def test_key_covers_every_engine_source_file_even_a_new_one(tmp_path):
-    """Nothing lists the engine's modules by hand: a module added to the package changes the key."""
+def test_key_covers_the_code_that_runs_a_snippet_even_a_new_module_and_nothing_else(tmp_path):
+    """Nothing lists the running modules by hand: a module added beside the worker changes the key, as
+    does an edit to the picture recorder; an edit to code that only reads results (the drawing, the
+    Markdown layer, the site and the PDF, drift) changes nothing, so it re-runs no snippet."""
     import shutil
 
     package = tmp_path / "package"
     shutil.copytree(cache.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
-    before = cache.environment_fingerprint(("torch",), package)
-    (package / "brand_new_module.py").write_text("VALUE = 1\n")
-    after_new = cache.environment_fingerprint.__wrapped__(("torch",), package)
-    (package / "brand_new_module.py").write_text("VALUE = 2\n")
-    after_edit = cache.environment_fingerprint.__wrapped__(("torch",), package)
-    assert len({before, after_new, after_edit}) == 3
+
+    def key() -> str:
+        return cache.environment_fingerprint.__wrapped__(("torch",), package)
+
+    before = key()
+    (package / "running" / "brand_new_module.py").write_text("VALUE = 1\n")
+    after_new = key()
+    (package / "running" / "brand_new_module.py").write_text("VALUE = 2\n")
+    after_edit = key()
+    with (package / "pictures" / "record.py").open("a") as f:
+        f.write("# an edit\n")
+    after_recorder = key()
+    assert len({before, after_new, after_edit, after_recorder}) == 4
+    for reader in (
+        "pictures/draw.py",
+        "markdown/run_lines.py",
+        "site/pdf.py",
+        "drift/check.py",
+        "plugins/runner/plugin.py",
+    ):
+        with (package / reader).open("a") as f:
+            f.write("# an edit\n")
+        assert key() == after_recorder, reader
 
 
 def test_a_truncated_or_foreign_cache_entry_is_run_again(project, tmp_path):

@@ -3,7 +3,7 @@
 import pytest
 
 from snippet_runner.errors import SnippetError
-from snippet_runner.includes import find_includes
+from snippet_runner.markdown.run_lines import find_includes
 
 
 def test_finds_includes_with_their_lines_and_indentation():

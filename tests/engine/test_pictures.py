@@ -16,9 +16,12 @@ import pytest
 import torch
 from throwaway import GRAPH_SNIPPET, new_build
 
-from snippet_runner import SnippetError, drawing, pictures, spec
-from snippet_runner.drawing import Drawer
-from snippet_runner.messages import Picture
+from snippet_runner import SnippetError
+from snippet_runner.pictures import draw as drawing
+from snippet_runner.pictures import record as pictures
+from snippet_runner.pictures.draw import Drawer
+from snippet_runner.running import snippet as spec
+from snippet_runner.running.protocol import Picture
 
 
 @pytest.fixture(autouse=True)
@@ -233,7 +236,7 @@ def test_same_data_gives_the_same_bytes_in_two_fresh_processes():
         "series": [{"label": "a", "y": [3.0, 2.0, 1.5]}, {"label": "b", "y": [3.0, 1.0, 0.5]}],
     }
     script = (
-        "import json, sys, hashlib; from snippet_runner import drawing;"
+        "import json, sys, hashlib; from snippet_runner.pictures import draw as drawing;"
         "pictures = json.loads(sys.argv[1]);"
         "print(' '.join(hashlib.sha256(drawing.draw(p, 'p').encode()).hexdigest() for p in pictures))"
     )

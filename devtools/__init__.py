@@ -1,0 +1,1 @@
+"""Tools for the project's developers, outside the runtime package: the benchmark and scratch projects."""

@@ -1,0 +1,474 @@
+"""``make bench``: what a build costs, as ratios to a plain Material build measured in the same run.
+
+Absolute times on a shared 2-core machine are noisy, so every figure is divided by a baseline taken
+side by side: **(a)** a plain Material build of the same Markdown pages, with only the ``search``
+and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines stay as text), and
+**(b)** one ``python -c "import torch"``.
+
+* (c) cold ``make site`` (empty caches, PDF printed)  target c <= 1.5 x (a + b + compute) + PDF print
+* (d) warm ``make site``, nothing changed, PDF too    target d <= 1.5 x a
+  (no build runs: site/skip.py; also shown, for information, a forced build with every step reused)
+* (e) ``make serve`` (no print page): a snippet edited, from the file write until the served page shows the new
+  output over HTTP                                   target e <= 1.5 x a + the snippet's own run time
+* (f) the same for an edit of a page's prose         target f <= 1.5 x a
+* (p) printing the PDF, step by step (launch, load and render, prepare, print, pypdf), the way
+  ``pdf.py`` prints it and the way it printed before it wrote the contents' numbers into the PDF
+  (``old_print_pdf``: a draft print, then the numbers written into the page and a second print),
+  side by side, and the ratio of the two                 target new / old <= 0.5
+
+``--scale`` generates 1,000 synthetic snippets over 100 pages and runs them cold on every core (one
+worker per core, each importing torch once), and reports:
+
+* **overhead per snippet** (target <= 2 ms): ``(cold - imports - compute / workers) / snippets``,
+  the wall time the build spends per snippet on anything but the snippets' own work. *compute* is
+  the sum of each snippet's run time as its process measured it (``RunResult.seconds``, from its
+  first line to its last, including the page faults its own work causes), divided by the number
+  of workers, which run side by side; *imports* is the wall time until every worker is ready. It
+  includes the build's own side (reading, checking and caching each result, rendering the pages).
+* **cost beyond the compute, per core**: ``cold - compute / workers``, the same with the imports.
+* **CPU per snippet**, in the build process, and in the workers with the snippets' processes (the
+  kernel's work to fork and end them included; the workers' imports not; the snippets' compute
+  included, since only its wall time is known). Wall times on a shared machine move with its
+  load; CPU times move less, so they are the figures to compare between two versions.
+* each worker's **peak resident memory** (VmHWM); a worker that grows past
+  ``pool.RECYCLE_ABOVE_KB`` is replaced.
+
+The warm build after it runs in a new engine, as a later build would.
+
+Everything runs on a copy of the project in a temporary folder, so the repository's caches and
+files are never touched. Each timing is the median of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from devtools.scratch import ENV, ScratchProject
+
+BASELINE_CONFIG = "mkdocs-baseline.yml"
+
+
+def _timed(project: ScratchProject, *args: str, **env: str) -> tuple[float, str]:
+    started = time.perf_counter()
+    code, log = project.run(*args, **env)
+    if code != 0:
+        sys.exit(f"make bench: python {' '.join(args)} failed:\n{log[-4000:]}")
+    return time.perf_counter() - started, log
+
+
+def _median(runs: int, measure) -> float:
+    return statistics.median(measure() for _ in range(runs))
+
+
+# -- the baseline ------------------------------------------------------------------------------
+
+
+class _Tagged(str):
+    """A ``!!python/name:`` value of mkdocs.yml, kept as written."""
+
+    tag = ""
+
+
+def _tagged(loader, suffix, node):
+    value = _Tagged(loader.construct_scalar(node))
+    value.tag = "tag:yaml.org,2002:python/" + suffix
+    return value
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _tagged)
+# MkDocs' `!ENV [NAME, default]`: the baseline keeps none of the settings that use it; read the default.
+_Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
+_Dumper.add_representer(_Tagged, lambda dumper, value: dumper.represent_scalar(value.tag, str(value)))
+
+
+def write_baseline_config(project: Path) -> Path:
+    """``mkdocs.yml`` as a plain Material site: the same theme, pages and Markdown extensions
+    (without ours), the search and offline plugins only, no notebook pages."""
+    config = yaml.load((project / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
+    search = next((p["search"] for p in config["plugins"] if isinstance(p, dict) and "search" in p), {})
+    config["plugins"] = [{"search": search}, "offline"]
+    config["markdown_extensions"] = [
+        e for e in config["markdown_extensions"] if e != "snippet_runner.markdown.extension"
+    ]
+    config["nav"] = _without_notebooks(config["nav"])
+    config["theme"].pop("custom_dir", None)  # the PDF link needs print-site
+    config["exclude_docs"] = "*.ipynb\n"
+    path = project / BASELINE_CONFIG
+    path.write_text(yaml.dump(config, Dumper=_Dumper, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _without_notebooks(items: list) -> list:
+    kept = []
+    for item in items:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            inner = _without_notebooks(value)
+            if inner:
+                kept.append({next(iter(item)): inner} if isinstance(item, dict) else inner)
+        elif not str(value).endswith(".ipynb"):
+            kept.append(item)
+    return kept
+
+
+# -- make serve, as an author meets it ---------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _until_served(url: str, text: str, limit: float = 300) -> float:
+    started = time.perf_counter()
+    while time.perf_counter() - started < limit:
+        if text in _fetch(url):
+            return time.perf_counter() - started
+        time.sleep(0.02)
+    sys.exit(f"make bench: {url} never showed {text!r}")
+
+
+def serve_edits(project: ScratchProject, snippet: Path, page: Path, url_path: str) -> tuple[float, float]:
+    """Start ``mkdocs serve``, wait until it serves, then time (from the file write until the page
+    served over HTTP shows the change) an edit of ``snippet`` and an edit of ``page``'s prose."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{port}"],  # `make serve`
+        cwd=project.root,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/{url_path}"
+    try:
+        _until_served(url, "snippet-output")
+        time.sleep(3)  # the author edits some seconds later: the worker has imported torch by then
+        snippet.write_text(snippet.read_text().replace("print(", "print('edited:', ", 1))
+        started = time.perf_counter()
+        _until_served(url, "edited:")
+        snippet_seconds = time.perf_counter() - started
+        time.sleep(1)
+        page.write_text(page.read_text().replace("\n\n", "\n\nA sentence added by make bench.\n\n", 1))
+        started = time.perf_counter()
+        _until_served(url, "A sentence added by make bench.")
+        prose_seconds = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return snippet_seconds, prose_seconds
+
+
+# -- the chapter ---------------------------------------------------------------------------------
+
+_SNIPPET_TIME = re.compile(r"([\d.]+) s of snippet time")
+_PRINTED = re.compile(r"printed in ([\d.]+) s")
+
+
+def chapter(root: Path, repeat: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        project = ScratchProject.copy_of(root, Path(tmp))
+        baseline = write_baseline_config(project.root)
+        build_baseline = ("-m", "mkdocs", "build", "-q", "-f", str(baseline), "-d", str(Path(tmp) / "baseline"))
+        _timed(project, *build_baseline)  # once, to warm the disk
+        a = _median(repeat, lambda: _timed(project, *build_baseline)[0])
+        b = _median(repeat, lambda: _timed(project, "-c", "import torch")[0])
+
+        colds = []
+        for _ in range(repeat):
+            shutil.rmtree(project.root / ".cache", ignore_errors=True)
+            seconds, log = _timed(project, "-m", "snippet_runner", "site")
+            compute = float(_SNIPPET_TIME.search(log).group(1)) if _SNIPPET_TIME.search(log) else 0.0
+            printed = float(_PRINTED.search(log).group(1)) if _PRINTED.search(log) else 0.0
+            colds.append((seconds, compute, printed))
+        c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
+        d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
+        forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
+        e, f = serve_edits(
+            project,
+            project.root / "snippets" / "chain_rule" / "autograd_check.py",
+            project.root / "docs" / "chain-rule.md",
+            "chain-rule.html",
+        )
+        p = pdf_breakdown(project.root / "site", repeat)
+
+    print(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
+    print(f"(b) python -c 'import torch'                {b:6.2f} s")
+    print(
+        f"(c) cold make site, empty caches            {c:6.2f} s   snippets' compute {compute:.2f} s, PDF print {printed:.2f} s"
+    )
+    print(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
+    print(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
+    print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
+    print(f"(f) make serve, a page's prose edited       {f:6.2f} s")
+    print(f"(p) printing the PDF:\n{p.text}")
+    print()
+    _verdict("c / (1.5 (a+b+compute) + print)", c / (1.5 * (a + b + compute) + printed), 1.0)
+    _verdict("d / a", d / a, 1.5)
+    _verdict("e / a", e / a, 1.5, note="plus the snippet's own run time, a few ms")
+    _verdict("f / a", f / a, 1.5)
+    _verdict("p: new print / old print", p.ratio, 0.5)
+
+
+@dataclass
+class PdfBreakdown:
+    text: str
+    ratio: float
+
+
+def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
+    """Where printing the PDF spends its time, step by step, printed the old way and the new way
+    from the same print page, alternately, ``repeat`` times each: the median of each step, and the
+    ratio of the median totals (both under the same load on a shared machine)."""
+    from snippet_runner.site import pdf
+
+    print_page = site / "print_page.html"
+    old_page = print_page_as_before(print_page)
+    runs: dict[str, list[pdf.Laps]] = {"old": [], "new": []}
+    pages = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(repeat):
+                for way in ("old", "new") if i % 2 == 0 else ("new", "old"):
+                    laps = pdf.Laps()
+                    out = Path(tmp) / f"{way}.pdf"
+                    if way == "old":
+                        printed = old_print_pdf(old_page, out, 0, laps)
+                    else:
+                        printed = pdf.print_pdf(print_page, out, 0, laps)
+                    runs[way].append(laps)
+                    pages[way] = (printed.pages, printed.prints)
+    finally:
+        old_page.unlink(missing_ok=True)
+    lines, totals = [], {}
+    for way, label in (("old", "old: draft print + print again"), ("new", "new: one print, numbers into the PDF")):
+        steps = {name: statistics.median(laps.get(name, 0.0) for laps in runs[way]) for name in runs[way][0]}
+        totals[way] = statistics.median(sum(laps.values()) for laps in runs[way])
+        shown = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in steps.items())
+        lines.append(f"    {label:40s} {totals[way]:6.2f} s  ({shown}; {pages[way][0]} pages, {pages[way][1]} prints)")
+    ratio = totals["new"] / totals["old"]
+    lines.append(f"    new / old = {ratio:.2f} (median of {repeat} each, alternating)")
+    return PdfBreakdown("\n".join(lines), ratio)
+
+
+def print_page_as_before(print_page: Path) -> Path:
+    """The print page as it was before the print-page hook kept one copy of mkdocs-jupyter's
+    stylesheet and blocked rendering until the page is read (the ``print-page-ids`` plugin): the kept copy put
+    back into every other notebook's section, where mkdocs-jupyter had put it (after the notebook's
+    code-highlighting styles), and the render-blocking link and its mark taken out. Written beside
+    the print page, so that its relative links resolve the same; the caller removes it."""
+    import re
+
+    from snippet_runner.plugins.print_page.plugin import END_MARK, RENDER_BLOCKING
+
+    html = print_page.read_text(encoding="utf-8")
+    html = html.replace(RENDER_BLOCKING + "\n", "", 1).replace(f'<div id="{END_MARK}"></div>\n', "", 1)
+    big = [m for m in re.finditer(r"<style\b[^>]*>.*?</style>", html, re.S) if len(m.group(0)) >= 10_000]
+    out = print_page.with_name(".print_page.as-before.html")
+    if len(big) != 1:
+        out.write_text(html, encoding="utf-8")
+        return out
+    style = big[0].group(0)
+    sections = [m.start() for m in re.finditer(r'<section class="print-page" id="[^"]+"', html)]
+    owner = max(start for start in sections if start < big[0].start())
+    anchor = html[owner : big[0].start()]
+    anchor = anchor[anchor.rfind("</style>") :]  # what precedes it in its notebook's section
+    pieces, done = [], 0
+    for start, end in zip(sections, sections[1:] + [len(html)], strict=True):
+        at = html.find(anchor, start, end)
+        if start == owner or at < 0 or "jupyter-wrapper" not in html[start:end]:
+            continue
+        pieces += [html[done : at + len(anchor)], style]
+        done = at + len(anchor)
+    out.write_text("".join(pieces) + html[done:], encoding="utf-8")
+    return out
+
+
+def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps) -> object:
+    """The PDF as pdf.py printed it before it wrote the contents' numbers into the PDF, step for
+    step, for ``make bench`` to compare with: the page laid out for a screen, then for paper; a
+    draft print to find each entry's page; the numbers written into the page and a second, final
+    print; the dates made reproducible; and the metadata written with pypdf's incremental writer."""
+    from pypdf import PdfReader, PdfWriter
+
+    from snippet_runner.site import chromium, pdf
+
+    started = time.perf_counter()
+    with chromium.launch() as browser:
+        laps.lap("launch")
+        page = browser.new_page()
+        page.goto(print_page.resolve().as_uri(), wait_until="load")
+        page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
+        laps.lap("load and render")
+        page.evaluate(pdf._OPEN_DETAILS)
+        page.emulate_media(media="print")
+        pdf._link_pages_inside_the_pdf(page)
+        pdf._let_tall_blocks_break(page)
+        metadata = pdf._metadata_from_cover(page)
+        targets = pdf._toc_targets(page)
+        laps.lap("prepare")
+        draft = pdf_path.with_name(pdf_path.stem + ".draft.pdf")
+        pdf._print(page, draft, final=False)
+        laps.lap("print")
+        numbers = pdf._pages_of(PdfReader(draft), targets)
+        draft.unlink()
+        laps.lap("pypdf")
+        prints = 1
+        while True:
+            page.evaluate(pdf._NUMBER_TOC, numbers)
+            laps.lap("prepare")
+            pdf._print(page, pdf_path, final=True)
+            prints += 1
+            laps.lap("print")
+            printed = pdf._pages_of(PdfReader(pdf_path), targets)
+            laps.lap("pypdf")
+            if printed == numbers or prints > 4:
+                break
+            numbers = printed
+    laps.lap("close")
+    if epoch is not None:
+        pdf.make_reproducible(pdf_path, epoch)
+    writer = PdfWriter(pdf_path, incremental=True)
+    writer.add_metadata({f"/{key.title()}": value for key, value in metadata.items() if value})
+    with open(pdf_path, "wb") as out:
+        writer.write(out)
+    count = len(PdfReader(pdf_path).pages)
+    laps.lap("pypdf")
+    return pdf.Printed(pdf_path, count, pdf_path.stat().st_size, time.perf_counter() - started, prints)
+
+
+def _verdict(name: str, value: float, target: float, note: str = "") -> None:
+    status = "ok" if value <= target else "OVER TARGET"
+    print(f"{name:34s} = {value:5.2f}   target <= {target:.2f}   {status}  {note}".rstrip())
+
+
+# -- scale -----------------------------------------------------------------------------------
+
+SCALE_SNIPPET = """import torch
+
+x = torch.linspace(-1, 1, 64, requires_grad=True)
+loss = ((x * {k} - 1) ** 2).mean()
+loss.backward()
+print("snippet {k}:", round(loss.item(), 4), round(x.grad.abs().sum().item(), 4))
+"""
+
+
+def _cpu() -> tuple[float, float]:
+    """CPU seconds of this process, and of the processes it has reaped (a closed worker brings
+    the CPU time of every snippet process it reaped with it)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def scale(pages: int = 100, per_page: int = 10) -> None:
+    """A book, not a chapter: the engine's overhead per snippet, cold, on every core."""
+    from snippet_runner.markdown.run_lines import expand
+    from snippet_runner.project import Project
+
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        scratch = ScratchProject(Path(tmp))
+        scratch.write("mkdocs.yml", "site_name: scale\nplugins:\n  - snippet-runner\n")
+        docs = {}
+        for p in range(pages):
+            lines = [f"# Page {p}", ""]
+            for s in range(per_page):
+                scratch.write(f"snippets/page_{p:02d}/example_{s:02d}.py", SCALE_SNIPPET.format(k=p * per_page + s))
+                lines += [f"Example {s}.", "", f"{{{{ run page_{p:02d}/example_{s:02d}.py }}}}", ""]
+            docs[f"docs/page_{p:02d}.md"] = "\n".join(lines)
+            scratch.write(f"docs/page_{p:02d}.md", docs[f"docs/page_{p:02d}.md"])
+        project = Project.load(scratch.root / "mkdocs.yml")
+        rels = list(project.shown())
+
+        accept = project.engine(approval="accept", cached=False)
+        accept.prefetch(rels)
+        for page, text in docs.items():
+            expand(text, page, accept)
+        accept.close()
+
+        engine = project.engine()
+        cpu_before = _cpu()
+        started = time.perf_counter()
+        engine.prefetch(rels)
+        for runner in engine.runners:
+            runner.wait_ready()
+        imported = time.perf_counter() - started
+        for page, text in docs.items():
+            expand(text, page, engine)
+        cold = time.perf_counter() - started
+        peaks = [runner.peak_rss_kb() for runner in engine.runners]
+        own = sum(r.seconds for r in engine.records)
+        workers = len(engine.runners)
+        import_cpu = sum(runner.import_cpu_seconds or 0.0 for runner in engine.runners)
+        engine.close()
+        build_cpu, workers_cpu = (after - before for after, before in zip(_cpu(), cpu_before, strict=True))
+
+        warm_engine = project.engine()  # a later build: everything comes from the cache
+        started = time.perf_counter()
+        for page, text in docs.items():
+            expand(text, page, warm_engine)
+        warm = time.perf_counter() - started
+        warm_engine.close()
+
+    count = pages * per_page
+    beyond = cold - own / workers  # wall time the build spends on anything but the snippets' own work
+    overhead = (beyond - imported) / count
+    print(f"scale: {count} snippets over {pages} pages, cold, {workers} workers on {os.cpu_count()} cores")
+    print(f"  cold build              {cold:7.2f} s wall")
+    print(f"    workers importing     {imported:7.2f} s wall (until every worker is ready)")
+    print(f"    snippets' own compute {own:7.2f} s, summed over snippets ({own / workers:.2f} s per worker)")
+    print(f"  cost beyond the compute, per core: {beyond:.2f} s  (cold - compute / workers)")
+    print(f"  overhead per snippet: {overhead * 1000:.2f} ms wall  (cold - imports - compute / workers) / snippets")
+    print(
+        f"  CPU per snippet: {build_cpu / count * 1000:.2f} ms in the build process,"
+        f" {(workers_cpu - import_cpu) / count * 1000:.2f} ms in the workers and the snippets' processes"
+        f" (their compute included, the imports' {import_cpu:.2f} s not)"
+    )
+    print(f"  workers' peak resident memory: {', '.join(f'{kb / 1024:.0f} MB' for kb in peaks)}")
+    print(f"  warm (all cached): {warm:.2f} s, {warm / count * 1000:.2f} ms per snippet")
+    _verdict("overhead/snippet (ms)", overhead * 1000, 2.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m devtools.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is shown")
+    parser.add_argument("--scale", action="store_true", help="only the 1,000-snippet measurement")
+    args = parser.parse_args()
+    if not args.scale:
+        chapter(Path.cwd(), args.repeat)
+        print()
+    scale()
+
+
+if __name__ == "__main__":
+    main()

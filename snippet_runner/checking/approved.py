@@ -1,0 +1,123 @@
+"""Approved outputs: the committed ``<snippet>.out`` files that a fresh run must reproduce.
+
+Like Pydantic's ``--update-examples``, an author changes a snippet, runs ``make accept``, and
+reviews the new ``.out`` in the diff. The files are plain text so a reviewer reads them as such.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from snippet_runner.running.snippet import read_text
+
+MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
+# id(obj) in CPython is the object's address: on 64-bit Linux, user-space addresses lie between
+# 2**40 and 2**47, which print as 13 to 15 decimal digits.
+DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    approved: bool
+    missing: bool = False
+    diff: str = ""
+    changed: bool = False  # in accept mode: the approved file was rewritten
+
+
+def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
+    try:
+        expected = read_text(expected_path, display_name)
+    except FileNotFoundError:
+        return Verdict(approved=False, missing=True)
+    if expected == actual:
+        return Verdict(approved=True)
+    diff = difflib.unified_diff(
+        expected.splitlines(keepends=True),
+        actual.splitlines(keepends=True),
+        fromfile=f"{display_name} (approved)",
+        tofile=f"{display_name} (this build)",
+    )
+    return Verdict(approved=False, diff="".join(line if line.endswith("\n") else line + "\n" for line in diff))
+
+
+def write(expected_path: Path, actual: str) -> bool:
+    """Approve ``actual``; return whether the file changed."""
+    try:
+        if expected_path.read_bytes() == actual.encode("utf-8"):
+            return False
+    except FileNotFoundError:
+        pass
+    expected_path.write_text(actual, encoding="utf-8")
+    return True
+
+
+def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
+    """The first memory address printed: (cell, byte offset in that cell's output, the text)."""
+    for cell, output in enumerate(outputs):
+        found = [m for m in MEMORY_ADDRESS.finditer(output)]
+        found += [m for m in DECIMAL_ADDRESS.finditer(output) if 2**40 <= int(m.group(0)) < 2**47]
+        if found:
+            first = min(found, key=lambda m: m.start())
+            return cell, len(output[: first.start()].encode()), first.group(0)
+    return None
+
+
+# -- pictures ----------------------------------------------------------------------------------
+# What a snippet's pictures show is approved like its output: ``<snippet>.pictures.json`` holds the
+# data of every picture it showed, in order, written for a reviewer to read in a diff (one node,
+# edge or series per line). A snippet that shows no picture has no such file.
+
+
+def pictures_text(pictures) -> str:
+    """The approved form of a run's pictures (``messages.Picture``s): "" when there are none."""
+    if not pictures:
+        return ""
+    return _readable([picture.data for picture in pictures]) + "\n"
+
+
+def _readable(value, indent: str = "") -> str:
+    inner = indent + "  "
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k)}: {_readable(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}" if items else "{}"
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        items = [inner + (_readable(v, inner) if isinstance(v, dict) and indent == "" else _line(v)) for v in value]
+        return "[\n" + ",\n".join(items) + f"\n{indent}]"
+    return _line(value)
+
+
+def _line(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def compare_pictures(expected_path: Path, actual: str, display_name: str) -> Verdict:
+    """Like :func:`compare`; no pictures and no approved file is approved too."""
+    if not actual and not expected_path.exists():
+        return Verdict(approved=True)
+    if actual and not expected_path.exists():
+        return Verdict(approved=False, missing=True)
+    return compare(expected_path, actual, display_name)
+
+
+def write_pictures(expected_path: Path, actual: str) -> bool:
+    """Approve a run's pictures (remove the file when it showed none); return whether it changed."""
+    if not actual:
+        if expected_path.exists():
+            expected_path.unlink()
+            return True
+        return False
+    return write(expected_path, actual)
+
+
+def merged(output: Verdict, pictures: Verdict) -> Verdict:
+    """One verdict for the output and the pictures (warn mode shows both diffs under one warning)."""
+    return Verdict(
+        approved=output.approved and pictures.approved,
+        missing=output.missing or pictures.missing,
+        diff=output.diff + pictures.diff,
+        changed=output.changed or pictures.changed,
+    )

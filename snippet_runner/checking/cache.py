@@ -1,0 +1,97 @@
+"""A content-addressed cache of run results, so an unchanged snippet never runs twice.
+
+Like jupyter-cache and sphinx-gallery, the key is a hash of what decides the output: the snippet's
+bytes, the bytes of every local module it imports, the Python and torch versions, and the code that
+runs it: every source file under the package's ``running/`` folder (found by listing it, so a new
+module there can never be left out) and the picture recorder the snippet's process loads. Code that
+only reads results (the Markdown layer, the drawing, the site, the PDF, drift, the dev tools) is
+not in the key, so editing it re-runs nothing. Nothing time-based: a cache entry is
+valid exactly as long as its inputs are unchanged. Those two projects key a whole notebook or
+gallery example and their stores are tied to their own runners, so neither could be reused here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import platform
+import tempfile
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+from snippet_runner.running import protocol
+from snippet_runner.running.protocol import RunResult
+from snippet_runner.running.snippet import Snippet
+
+PACKAGE_DIR = Path(__file__).parent.parent
+# What runs inside the worker and its forks, relative to the package: all that can change an output.
+RUN_SOURCES = ("running", "pictures/record.py")
+log = logging.getLogger("mkdocs.plugins.snippet_runner.checking.cache")  # shown by MkDocs, and by logging elsewhere
+
+
+def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
+    """Every source file that runs a snippet, in a stable order."""
+    found: set[Path] = set()
+    for rel in RUN_SOURCES:
+        path = package_dir / rel
+        found.update(path.rglob("*.py") if path.is_dir() else [path])
+    return sorted(found)
+
+
+@cache
+def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> str:
+    """Python, the preloaded libraries' versions and the source that runs snippets, hashed once."""
+    digest = hashlib.sha256()
+    digest.update(platform.python_version().encode())
+    for name in preload:
+        try:
+            digest.update(f"{name}=={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}==?".encode())
+    for source in engine_sources(package_dir):
+        digest.update(source.relative_to(package_dir).as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def key_for(snippet: Snippet, preload: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(environment_fingerprint(tuple(preload)).encode())
+    digest.update(snippet.rel.encode())
+    digest.update(snippet.source.encode())
+    for module in snippet.local_modules:
+        digest.update(module.name.encode())
+        digest.update(module.read_bytes())
+    return digest.hexdigest()
+
+
+class ResultCache:
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str, rel: str = "") -> RunResult | None:
+        """The stored result, or None. An entry that cannot be read back as a result (truncated,
+        corrupt, written by another engine version) is discarded with a one-line notice, and the
+        snippet simply runs again: a bad entry never fails a build or shows a wrong output."""
+        path = self._path(key)
+        try:
+            return protocol.result_from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            return None
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            path.unlink(missing_ok=True)
+            log.info(f"discarded an unreadable cache entry for {rel or key} ({type(error).__name__}); it runs again")
+            return None
+
+    def put(self, key: str, result: RunResult) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(result, f, default=vars)  # as dataclasses.asdict, without its deep copy
+        os.replace(tmp, path)  # readers never see a half-written entry

@@ -1,0 +1,353 @@
+"""The core the MkDocs plugin, the CLI and the tests share: snippet in, checked output out.
+
+``Engine.run`` loads a snippet, takes its result from the cache or the worker, checks it stayed
+within its limits, that a declared exception happened (and no other), that it printed no memory
+address, and compares the output with the approved copy. Anything a reader should not see, because
+it is wrong or unapproved, becomes a ``SnippetError``. Only a result that passed every check is
+cached, so a failure is never replayed from the cache: fixing its cause is enough.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from snippet_runner.checking import approved
+from snippet_runner.checking.cache import ResultCache, key_for
+from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.running import snippet as spec
+from snippet_runner.running.pool import PreloadError, Runner
+from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
+
+APPROVAL_MODES = ("strict", "warn", "accept")
+SNIPPETS_PER_EXTRA_WORKER = 16
+_STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+@dataclass
+class Outcome:
+    snippet: spec.Snippet
+    outputs: tuple[str, ...] = ()  # one per cell
+    error: RaisedError | None = None  # the declared exception that happened, if any
+    cached: bool = False
+    seconds: float = 0.0
+    peak_rss_growth_kb: int = 0
+    verdict: approved.Verdict | None = None  # None when execution is off
+    pictures: tuple[Picture, ...] = ()  # the data of what it showed (show_graph, show_curves), checked
+
+    @property
+    def output(self) -> str:
+        return "".join(self.outputs)
+
+
+@dataclass
+class RunRecord:
+    """One snippet in one build, for the summary line and the execution report."""
+
+    rel: str
+    cached: bool
+    seconds: float  # its run time, in this build or when the cached result was made
+    peak_rss_growth_kb: int
+    output_bytes: int = 0
+
+
+class Engine:
+    def __init__(
+        self,
+        snippets_dir: Path,
+        cache_dir: Path | None = None,
+        *,
+        approval_mode: str = "strict",
+        execute: bool = True,
+        preload: tuple[str, ...] = ("torch",),
+        shown_as: str = "snippets",
+        worker_env: dict[str, str] | None = None,
+        workers: int = 1,
+        python: str | None = None,
+    ):
+        if approval_mode not in APPROVAL_MODES:
+            raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
+        if python is not None and cache_dir is not None:
+            raise ValueError("the cache is keyed on this interpreter's torch: pass cache_dir=None with python=")
+        self.snippets_dir = Path(snippets_dir).resolve()
+        self.shown_as = shown_as  # how messages name the snippets folder
+        self.cache = ResultCache(Path(cache_dir)) if cache_dir is not None else None
+        self.approval_mode = approval_mode
+        self.execute = execute
+        self.preload = tuple(preload)
+        self.workers = max(1, workers)  # at most this many worker processes, each importing torch once
+        self._worker_env = worker_env
+        # python: the worker's interpreter, when it is not this one (make drift runs another torch)
+        self._python = python
+        self.runners = [Runner(self.preload, worker_env, python=python)]
+        self.records: list[RunRecord] = []
+        self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
+        # What prefetch already read, handed to the run() that follows it in the same build:
+        self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # rel -> (snippet, cache key)
+        self._hits: dict[str, RunResult] = {}  # cache key -> the cached result
+        # cache key -> what run() gave in this build, so a snippet run twice in a build (every
+        # page checked first, then rendered) runs once even when its result may not be cached
+        self._memo: dict[str, Outcome | SnippetError] = {}
+
+    # -- public API ----------------------------------------------------------------------------
+
+    def begin_build(self) -> None:
+        """Forget what the last build read (files may have changed since); keep the warm worker."""
+        self.records.clear()
+        self._prefetched.clear()
+        self._hits.clear()
+        self._memo.clear()
+
+    @property
+    def runner(self) -> Runner:
+        """The first worker: the only one unless many snippets must run at once."""
+        return self.runners[0]
+
+    def prefetch(self, rels: list[str]) -> int:
+        """Send every snippet that is not cached to the workers now; return how many were sent.
+
+        With many to run, they are spread over up to ``workers`` processes (one per core), each
+        importing torch once; a second import only pays off beyond ``SNIPPETS_PER_EXTRA_WORKER``.
+        Bad input is ignored here: ``run`` reports it, with the page that included it.
+        """
+        if not self.execute:
+            return 0
+        todo = []
+        for rel in rels:
+            try:
+                snippet = self.load(rel)
+            except SnippetError:
+                continue
+            key = key_for(snippet, self.preload)
+            self._prefetched[rel] = (snippet, key)
+            if key in self._tickets or key in self._hits or any(key == k for _, k in todo):
+                continue
+            hit = self.cache.get(key, rel) if self._use_cache else None
+            if hit is not None:
+                self._hits[key] = hit
+                continue
+            todo.append((snippet, key))
+        count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
+        while len(self.runners) < count:
+            self.runners.append(Runner(self.preload, self._worker_env, python=self._python))
+        for index, (snippet, key) in enumerate(todo):
+            runner = self.runners[index % count]
+            self._tickets[key] = (runner, runner.submit(snippet))
+        return len(todo)
+
+    def load(self, rel: str) -> spec.Snippet:
+        return spec.load(self.snippets_dir, rel, self.shown_as)
+
+    def run(self, rel: str) -> Outcome:
+        if rel in self._prefetched:
+            snippet, key = self._prefetched.pop(rel)
+        else:
+            snippet = self.load(rel)
+            key = key_for(snippet, self.preload)
+        if not self.execute:
+            return Outcome(snippet)
+        if key not in self._memo:
+            try:
+                self._memo[key] = self._run(snippet, key)
+            except SnippetError as error:
+                self._memo[key] = error
+        done = self._memo[key]
+        if isinstance(done, SnippetError):
+            raise done
+        return done
+
+    def _run(self, snippet: spec.Snippet, key: str) -> Outcome:
+        result = self._hits.pop(key, None) or (self.cache.get(key, snippet.rel) if self._use_cache else None)
+        cached = result is not None
+        if result is None:
+            runner, ticket = self._tickets.pop(key, None) or (self.runner, self.runner.submit(snippet))
+            try:
+                result = runner.result(ticket, also=self.runners)
+            except PreloadError as error:
+                raise SetupError("mkdocs.yml (snippet-runner preload)", str(error)) from None
+            if isinstance(result, Death):
+                _raise_death(snippet, result)
+        printed = sum(len(text.encode()) for text in result.outputs)
+        self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
+        _check_limits(snippet, result)
+        outcome = Outcome(
+            snippet,
+            outputs=result.outputs,
+            error=_check_exception(snippet, result),
+            cached=cached,
+            seconds=result.seconds,
+            peak_rss_growth_kb=result.peak_rss_growth_kb,
+            pictures=result.pictures,
+        )
+        outcome.verdict = self._judge(outcome, result)
+        if not cached and self._use_cache and outcome.verdict.approved:
+            self.cache.put(key, result)  # only now: it passed every check
+        return outcome
+
+    def close(self) -> None:
+        for runner in self.runners:
+            runner.close()
+
+    def summary(self) -> str:
+        ran = [r for r in self.records if not r.cached]
+        line = f"snippets: {len(ran)} run, {len(self.records) - len(ran)} from cache"
+        if ran:
+            slowest = max(ran, key=lambda r: r.seconds)
+            total = sum(r.seconds for r in ran)
+            line += (
+                f"; {total:.3f} s of snippet time, slowest {slowest.rel} {slowest.seconds:.3f} s"
+                f" (+{slowest.peak_rss_growth_kb / 1024:.1f} MB peak RSS)"
+            )
+        if self.runner.import_seconds is not None:
+            line += f"; worker imported {', '.join(self.preload) or 'nothing'} in {self.runner.import_seconds:.2f} s"
+        if len(self.runners) > 1:
+            line += f" ({len(self.runners)} workers)"
+        return line
+
+    # -- internals -----------------------------------------------------------------------------
+
+    @property
+    def _use_cache(self) -> bool:
+        return self.cache is not None and self.approval_mode != "accept"
+
+    def _judge(self, outcome: Outcome, result: RunResult) -> approved.Verdict:
+        snippet = outcome.snippet
+        found = approved.memory_address(result.outputs)
+        if found:
+            cell, offset, address = found
+            raise SnippetError(
+                snippet.loc(_printed_by(result, cell, offset) or 1),
+                f"printed a memory address ({address}), which changes on every run;"
+                " print type(obj).__name__ or a value instead",
+            )
+        expected = snippet.expected_output_path
+        pictures = approved.pictures_text(outcome.pictures)
+        if self.approval_mode == "accept":
+            changed = approved.write(expected, outcome.output)
+            changed = approved.write_pictures(snippet.expected_pictures_path, pictures) or changed
+            return approved.Verdict(approved=True, changed=changed)
+        verdict = approved.compare(expected, outcome.output, snippet.approved_name)
+        drawn = approved.compare_pictures(snippet.expected_pictures_path, pictures, snippet.approved_pictures_name)
+        if self.approval_mode == "warn":
+            return approved.merged(verdict, drawn)
+        if verdict.approved:
+            verdict = drawn  # the output is approved: what its pictures show must be too
+            name, what = snippet.approved_pictures_name, "picture data"
+        else:
+            name, what = snippet.approved_name, "output"
+        if verdict.approved:
+            return verdict
+        if verdict.missing:
+            raise SnippetError(
+                snippet.loc(),
+                f"no approved {what} yet: {name} is missing. Run `make accept`, review the new file, and commit it.",
+            )
+        raise SnippetError(
+            snippet.loc(),
+            f"{what} differs from the approved {name}."
+            " If the change is intended, run `make accept` and review the diff.",
+            detail=verdict.diff.rstrip("\n"),
+        )
+
+
+def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
+    """A run that hit its output or memory limit fails, naming the limit and how to raise it."""
+    printed = sum(len(text.encode()) for text in result.outputs)
+    if printed > snippet.output:
+        last = result.printed_at[-1][2] if result.printed_at else 1
+        raise SnippetError(
+            snippet.loc(last),
+            f"stopped at its output limit of {_size(snippet.output)}; print less, or raise the limit with"
+            f" '# snippet: output {_size(snippet.output * 4)}' at the top of the file",
+            detail="".join(result.outputs),
+        )
+    error = result.error
+    declared = snippet.raises is not None and snippet.raises.type_name in ("MemoryError", "RuntimeError")
+    if error and not declared and (error.type == "MemoryError" or "can't allocate memory" in error.message):
+        raise SnippetError(
+            snippet.loc(error.line or 1),
+            f"stopped at its memory limit of {_size(snippet.memory)}"
+            f" ({error.type}{': ' if error.message else ''}{(error.message.splitlines() or [''])[0]});"
+            f" raise it with '# snippet: memory {_size(snippet.memory * 2)}' at the top of the file",
+        )
+
+
+def _size(amount: int) -> str:
+    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if amount >= size:
+            return f"{amount / size:g}{unit}"
+    return f"{amount} bytes"
+
+
+def _printed_by(result: RunResult, cell: int, offset: int) -> int | None:
+    """The snippet line whose print wrote byte ``offset`` of cell ``cell``'s output."""
+    line = None
+    for mark_cell, mark_offset, mark_line in result.printed_at:
+        if (mark_cell, mark_offset) <= (cell, offset):
+            line = mark_line
+    return line
+
+
+def _raise_death(snippet: spec.Snippet, death: Death) -> None:
+    line = _innermost_line(death.stack, snippet.path)
+    if death.timed_out:
+        raise SnippetError(
+            snippet.loc(line or 1),
+            f"timed out after {snippet.timeout:g} s, still running this line",
+            detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
+        )
+    raise SnippetError(
+        snippet.loc(line or 1),
+        f"the process running this snippet died here (exit code {death.exit_code})",
+        detail=_snippet_stack(death.stack, snippet.path),
+    )
+
+
+def _snippet_stack(stack: str, path: Path) -> str:
+    """faulthandler's dump, kept to its headline and the frames of the snippet's own folder."""
+    folder = str(path.parent) + "/"
+    kept = [
+        line.replace(folder, "")
+        for line in stack.splitlines()
+        if line.strip() and ("File " not in line or folder in line)
+    ]
+    return "\n".join(kept) or "(no stack was written: the process was killed from outside)"
+
+
+def _innermost_line(stack: str, path: Path) -> int | None:
+    """faulthandler lists the most recent call first: the first frame in the snippet wins."""
+    for match in _STACK_LINE.finditer(stack):
+        if match["file"] == str(path):
+            return int(match["line"])
+    return None
+
+
+def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:
+    error, expected = result.error, snippet.raises
+    tail = "".join(result.outputs).rstrip("\n")
+    if error is None:
+        if expected is not None:
+            raise SnippetError(
+                snippet.loc(expected.line),
+                f"was declared to raise {expected.describe()} but finished without an exception",
+            )
+        return None
+    where = snippet.loc(error.line or 1)
+    if expected is None and error.type == "SystemExit":
+        raise SnippetError(
+            where,
+            f"called sys.exit({error.message}), which ends the snippet before its end; remove the call, or"
+            " declare it with '# snippet: raises SystemExit' if stopping early is the point",
+            detail=tail,
+        )
+    if expected is None:
+        raise SnippetError(where, f"raised an unexpected {error.type}: {error.message}", detail=tail)
+    type_ok = expected.type_name in (error.type, error.qualified)
+    if not type_ok or expected.fragment not in error.message:
+        raise SnippetError(
+            where,
+            f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}",
+            detail=tail,
+        )
+    return error

@@ -1,0 +1,95 @@
+"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it.
+
+MkDocs, ProperDocs and Zensical all read ``markdown_extensions`` from ``mkdocs.yml`` and hand each
+page to Python-Markdown; Zensical ignores MkDocs plugins it does not know. Listing this extension
+there (``- snippet_runner.markdown.extension``) means the pages show their real outputs under any of them,
+and so does a plain call::
+
+    markdown.markdown(text, extensions=["pymdownx.superfences", RunExtension(page="docs/x.md")])
+
+The expansion runs as a preprocessor, before the fenced-code extensions see the page, because it
+writes fenced blocks. Python-Markdown builds extensions anew for every page, so the engine (and its
+warm worker) lives in this module, one per process: the MkDocs plugin hands over the one it
+configured (:func:`use`); without the plugin, the first page loads the project from ``mkdocs.yml``
+and starts one, closed when the process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+from pathlib import Path
+
+from markdown import Extension
+from markdown.preprocessors import Preprocessor
+
+from snippet_runner.markdown.run_lines import expand
+from snippet_runner.project import Project
+
+# Before fenced code (pymdownx.superfences and fenced_code register at 25), after
+# normalize_whitespace (30), so the lines we read are the page's lines.
+PRIORITY = 28
+
+_session: tuple[Project, object] | None = None  # (project, engine) of this process
+_owned = False  # whether this module started that engine (and so must close it)
+
+
+def use(project: Project, engine) -> None:
+    """Expand every page with this engine (the MkDocs plugin calls this once per build)."""
+    global _session, _owned
+    release()
+    _session, _owned = (project, engine), False
+
+
+def release() -> None:
+    """Forget the engine; close it if this module started it."""
+    global _session, _owned
+    if _session is not None and _owned:
+        _session[1].close()
+    _session, _owned = None, False
+
+
+def _current(config_file: str) -> tuple[Project, object]:
+    global _session, _owned
+    if _session is None:
+        project = Project.load(config_file)
+        _session, _owned = (project, project.engine()), True
+        atexit.register(release)
+    return _session
+
+
+class RunExtension(Extension):
+    def __init__(self, **kwargs):
+        self.config = {
+            "config_file": ["mkdocs.yml", "the mkdocs.yml whose snippet-runner settings apply without the plugin"],
+            "page": ["", "the page's name in messages (docs/x.md); MkDocs pages are named automatically"],
+        }
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md):  # noqa: N802 - Python-Markdown's name
+        md.preprocessors.register(_RunPreprocessor(md, self), "snippet_runner", PRIORITY)
+
+
+class _RunPreprocessor(Preprocessor):
+    def __init__(self, md, extension: RunExtension):
+        super().__init__(md)
+        self.extension = extension
+
+    def run(self, lines: list[str]) -> list[str]:
+        project, engine = _current(self.extension.getConfig("config_file"))
+        text = "\n".join(lines)
+        return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
+
+    def _page_name(self, project: Project) -> str:
+        named = self.extension.getConfig("page")
+        if named:
+            return named
+        # MkDocs (and its forks) register their link-rewriting treeprocessor with the page's File.
+        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
+        file = getattr(relpath, "file", None)
+        if file is not None and getattr(file, "abs_src_path", None):
+            return project.shown_path(Path(file.abs_src_path))
+        return "(page)"
+
+
+def makeExtension(**kwargs):  # noqa: N802 - Python-Markdown's entry point for `- snippet_runner.markdown.extension`
+    return RunExtension(**kwargs)

@@ -1,0 +1,157 @@
+"""Expand ``{{ run <page>/<file>.py }}`` lines into the snippet's code and its real output.
+
+The expansion is plain Markdown (two fenced blocks, and a warning admonition when the output is not
+approved), so everything downstream sees the real output as ordinary page text: search, the print
+page behind the PDF, and the table of contents. markdown-exec and pymdownx.snippets were the
+candidates: the first runs code inside the MkDocs process with no cache, no expected exceptions and
+no warnings captured; the second only includes text. Neither can run through our engine.
+
+Lines inside fenced code blocks are left alone, so a page can show the directive itself.
+
+This module is plain text in, text out; :mod:`snippet_runner.markdown.extension` makes it a Python-Markdown
+extension, which is how MkDocs (and any other builder that runs Python-Markdown) expands pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from snippet_runner.checking.engine import Engine, Outcome
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
+from snippet_runner.pictures.draw import Drawer
+from snippet_runner.running.snippet import SETTING
+
+DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\{\{\s*run\s+(?P<rel>[\w.-]+(?:/[\w.-]+)*\.py)\s*\}\}\s*$")
+LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{|\{\{\s*run\b")
+INLINE_CODE = re.compile(r"(`+).+?\1")
+FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
+SYNTAX = "{{ run <page>/<file>.py }}"
+
+
+@dataclass(frozen=True)
+class Include:
+    line: int  # 1-based, in the page
+    indent: str
+    rel: str
+
+
+def find_includes(markdown: str, page: str) -> list[Include]:
+    """Every include on the page, in order; a malformed one raises ``SnippetError`` naming page:line."""
+    includes: list[Include] = []
+    fence: str | None = None
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        opened = FENCE.match(line)
+        if fence is not None:
+            if opened and opened["fence"][0] == fence[0] and len(opened["fence"]) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened["fence"]
+            continue
+        if match := DIRECTIVE.match(line):
+            includes.append(Include(number, match["indent"], match["rel"]))
+        elif LOOKS_LIKE_DIRECTIVE.search(INLINE_CODE.sub("", line)):
+            raise SnippetError(
+                f"{page}:{number}",
+                f"malformed include {line.strip()!r}; expected {SYNTAX} on a line of its own",
+            )
+    return includes
+
+
+def run_all(markdown: str, page: str, engine: Engine) -> dict[int, Outcome]:
+    """Run every include on the page, in order: ``{page line: outcome}``. If any fails, raise one
+    ``SnippetError`` that lists every failure on the page, in page order."""
+    outcomes, errors = {}, []
+    for include in find_includes(markdown, page):
+        try:
+            outcomes[include.line] = engine.run(include.rel)
+        except SetupError:
+            raise  # nothing can run: say that once
+        except SnippetError as error:
+            errors.append(error.on_page(f"{page}:{include.line}"))
+    if errors:
+        raise combined(errors)
+    return outcomes
+
+
+def combined(errors: list[SnippetError]) -> SnippetError:
+    """One error for several, listing each (flattened, so pages' lists merge into one)."""
+    flat = [e for error in errors for e in (error.errors if isinstance(error, SnippetErrors) else [error])]
+    return flat[0] if len(flat) == 1 else SnippetErrors(flat)
+
+
+def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], str] | None = None) -> str:
+    """Replace each include with code and output; errors name the page line and the snippet.
+
+    ``raw_html`` turns a block of HTML (a picture) into what the page holds in its place: the
+    Markdown extension stores it in Python-Markdown's HTML stash, so it passes through untouched
+    at any indentation (inside a tab or an admonition); by default the HTML is written as is."""
+    lines = markdown.splitlines()
+    outcomes = run_all(markdown, page, engine)
+    drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
+    errors = []
+    for include in reversed(find_includes(markdown, page)):
+        try:
+            rendered = render(outcomes[include.line], drawer, raw_html)
+        except SnippetError as error:
+            errors.insert(0, error.on_page(f"{page}:{include.line}"))
+            continue
+        block = [include.indent + text if text else "" for text in rendered]
+        lines[include.line - 1 : include.line] = block
+    if errors:
+        raise combined(errors)
+    return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
+
+
+def render(outcome: Outcome, drawer: Drawer | None = None, raw_html: Callable[[str], str] | None = None) -> list[str]:
+    snippet = outcome.snippet
+    first, code = shown_code(snippet.source)
+    out = _fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
+    verdict = outcome.verdict
+    if verdict is None:
+        return out  # execution switched off: code only
+    if not verdict.approved:
+        out += [""] + _unapproved_warning(snippet.approved_name, verdict)
+    if outcome.output:
+        title = "Output"
+        if outcome.error:
+            title = f"Output: raises {outcome.error.type}, as intended"
+        out += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+    drawer = drawer or Drawer(None)
+    for number, picture in enumerate(outcome.pictures, start=1):
+        html = drawer.figure(picture, snippet, number)
+        out += ["", raw_html(html) if raw_html else html]
+    return out
+
+
+def shown_code(source: str) -> tuple[int, str]:
+    """The code a reader sees, and the file line it starts at: the engine's ``# snippet:`` lines
+    (and the blank lines after them) at the top of the file are for the build, not the reader.
+    Numbering starts where the shown code starts, so a traceback's line numbers still match."""
+    lines = source.splitlines(keepends=True)
+    skip = 0
+    while skip < len(lines) and SETTING.match(lines[skip].strip()):
+        skip += 1
+    if skip:
+        while skip < len(lines) and not lines[skip].strip():
+            skip += 1
+    return skip + 1, "".join(lines[skip:])
+
+
+def _unapproved_warning(approved: str, verdict) -> list[str]:
+    if verdict.missing:
+        why = f"This snippet has no approved output yet (`{approved}` is missing)."
+    else:
+        why = f"This output differs from the approved `{approved}`."
+    lines = ['!!! warning "Output not yet approved"', "", f"    {why} Review it, then run `make accept`."]
+    if verdict.diff:
+        lines += [""] + ["    " + text if text else "" for text in _fenced(verdict.diff, "diff")]
+    return lines
+
+
+def _fenced(text: str, info: str) -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *text.rstrip("\n").splitlines(), fence]

@@ -1,0 +1,376 @@
+"""Draw a snippet's pictures as SVG, at build time, from their checked data.
+
+:mod:`snippet_runner.pictures.record` records what a picture shows while the snippet runs; the engine
+approves that data and caches it with the run's result. This module turns the data into the SVG
+the page shows, in the build process (never in the sandboxed child):
+
+* **Graphs** are laid out by Graphviz's ``dot``, compiled to WebAssembly (``@viz-js/viz`` from
+  npm, run in Node: :mod:`snippet_runner.pictures.vizjs` says why that and not Debian's
+  ``graphviz`` package or the PyPI builds). We hand it nodes, edges and labels; it does the layout, which is the part not
+  worth writing by hand. ``torchviz`` would do the walk as well, but it draws no values and no
+  gradients, so only its layout idea is reused: the walk is ours (:mod:`snippet_runner.pictures.record`).
+* **Curves** are plotted with matplotlib's SVG backend, from an explicit ``Figure`` (no pyplot
+  state), with ``svg.fonttype: none`` so text stays text, ``svg.hashsalt`` fixed and no ``Date``
+  metadata, so the same data gives the same bytes.
+
+Every SVG is then made fit for the page:
+
+* deterministic: no timestamps, comments or generator versions; ids come from the data;
+* one colour scheme for both palettes: text and lines use ``currentColor`` (the page's text
+  colour, light or dark), series and leaf colours are CSS variables with fallbacks
+  (``var(--snippet-picture-1, #c43e00)``; ``assets/snippets.css`` sets them per palette), the
+  background is transparent;
+* inlined into the page, not linked: the SVG inherits the page's colours, its text is real text
+  (searchable, selectable, and text in the PDF), it works from ``file://``, and the print page
+  that becomes the PDF carries it as vectors. ids are prefixed per picture, so many pictures (and
+  the print page, which holds every page) never clash;
+* accessible: ``role="img"``, a ``<title>`` and a ``<desc>`` that say what the picture shows in
+  words, with its key values, and a ``<figcaption>`` under it.
+
+**Cache.** An SVG is a function of its data and of this code, so it is cached under a hash of both
+(and of the drawing libraries' versions, ``@viz-js/viz``'s and matplotlib's) in ``<cache>/pictures/``. The data itself is part of the
+run's cached result, under the snippet's cache key; a warm build therefore neither runs the
+snippet nor draws its pictures, and a change that leaves the data as it was (a comment in the
+snippet) draws nothing either.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from html import escape
+from importlib import metadata
+from pathlib import Path
+
+from snippet_runner.errors import SnippetError
+from snippet_runner.pictures import vizjs
+
+FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
+SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
+LEAF = "#fe0010"
+THEME = {
+    FG: "currentColor",
+    SERIES[0]: "var(--snippet-picture-1, #c43e00)",
+    SERIES[1]: "var(--snippet-picture-2, #0b62c4)",
+    SERIES[2]: "var(--snippet-picture-3, #2e7d32)",
+    SERIES[3]: "var(--snippet-picture-4, #7b1fa2)",
+    LEAF: "var(--snippet-picture-leaf, rgba(255, 112, 67, 0.18))",
+}
+FONT = "DejaVu Sans"  # the PDF embeds it (assets/print.css); matplotlib ships it
+
+
+@dataclass
+class Stats:
+    """What drawing cost in this process (``make bench`` and the build log report it)."""
+
+    drawn: int = 0
+    cached: int = 0
+    seconds: float = 0.0
+    by_kind: dict = field(default_factory=dict)
+
+    def line(self) -> str:
+        return f"pictures: {self.drawn} drawn in {self.seconds:.2f} s, {self.cached} from cache"
+
+
+STATS = Stats()
+
+
+class Drawer:
+    """Draws pictures, with an SVG cache in ``folder`` (``None``: no cache)."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+
+    def figure(self, picture, snippet, number: int) -> str:
+        """The ``<figure>`` HTML for ``picture`` (a ``messages.Picture``) of ``snippet``, the
+        ``number``-th it showed (from 1). A picture that cannot be drawn raises ``SnippetError``
+        naming the line that showed it."""
+        prefix = _prefix(snippet.rel, number)
+        svg = self.svg(picture, snippet, prefix)
+        caption, _ = describe(picture.data)
+        return (
+            f'<figure class="snippet-picture snippet-picture-{picture.kind}" id="{prefix}">'
+            f"{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+        )
+
+    def svg(self, picture, snippet, prefix: str) -> str:
+        key = _key(picture.data, prefix)
+        path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
+        if path is not None and path.is_file():
+            STATS.cached += 1
+            return path.read_text(encoding="utf-8")
+        started = time.perf_counter()
+        try:
+            svg = draw(picture.data, prefix)
+        except SnippetError:
+            raise
+        except Exception as error:  # Graphviz (or Node) or matplotlib failed on this data
+            raise SnippetError(
+                snippet.loc(picture.line),
+                f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
+            ) from None
+        STATS.drawn += 1
+        STATS.seconds += time.perf_counter() - started
+        STATS.by_kind[picture.kind] = STATS.by_kind.get(picture.kind, 0) + 1
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(svg)
+            os.replace(tmp, path)
+        return svg
+
+
+def draw(data: dict, prefix: str = "p") -> str:
+    """The finished, inline-ready SVG for one picture's data."""
+    raw = _graph_svg(data) if data["kind"] == "graph" else _curves_svg(data)
+    caption, description = describe(data)
+    return _finish(raw, prefix, caption, description)
+
+
+def _prefix(rel: str, number: int) -> str:
+    return "pic-" + re.sub(r"[^A-Za-z0-9]+", "-", rel.removesuffix(".py")).strip("-") + f"-{number}"
+
+
+@functools.cache  # once per process: reading installed metadata costs milliseconds a call
+def _versions() -> str:
+    try:
+        matplotlib = f"matplotlib=={metadata.version('matplotlib')}"
+    except metadata.PackageNotFoundError:
+        matplotlib = "matplotlib==?"
+    return f"{vizjs.version()},{matplotlib}"
+
+
+def _key(data: dict, prefix: str) -> str:
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(vizjs.SCRIPT.read_bytes())
+    digest.update(_versions().encode())
+    digest.update(prefix.encode())
+    digest.update(json.dumps(data, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+# -- words -------------------------------------------------------------------------------------
+
+
+def describe(data: dict) -> tuple[str, str]:
+    """(caption, longer description) in words, with the key values: for the ``<figcaption>``,
+    the SVG's ``<title>`` and ``<desc>``."""
+    if data["kind"] == "graph":
+        return _describe_graph(data)
+    return _describe_curves(data)
+
+
+def _describe_graph(data: dict) -> tuple[str, str]:
+    nodes = {n["id"]: n for n in data["nodes"]}
+    leaves = [n for n in data["nodes"] if n["type"] == "tensor" and n["leaf"]]
+    parts = [f"{n['name']} = {n['value']}, {n['name']}.grad = {n.get('grad') or 'none'}" for n in leaves]
+    head = data.get("title") or f"The autograd graph of {data['root']}, as PyTorch recorded it in this run"
+    caption = f"{head}. Leaves: {'; '.join(parts) or 'none'}."
+    steps = []
+    for edge in data["edges"]:
+        a, b = nodes[edge["from"]], nodes[edge["to"]]
+        if edge["kind"] == "grad_fn":
+            steps.append(f"{a['name']} (value {a['value']}) is the output of {b['name']}")
+        elif edge["grad"] is not None:
+            steps.append(f"{edge['grad']} flows from {a['name']} to {b['name']}")
+    functions = [n["name"] for n in data["nodes"] if n["type"] == "function"]
+    description = f"Backward nodes: {', '.join(functions)}. " + (
+        "; ".join(steps) + "." if steps else "No backward pass ran through it."
+    )
+    return caption, description
+
+
+def _describe_curves(data: dict) -> tuple[str, str]:
+    parts = []
+    for series in data["series"]:
+        ys = [y for y in series["y"] if y is not None]
+        if not ys:
+            parts.append(f"{series['label']}: no finite values")
+            continue
+        part = f"{series['label']}: from {_num(ys[0])} to {_num(ys[-1])} over {len(series['y'])} {data['xlabel']}s"
+        lowest = min(ys)
+        if lowest < ys[-1] and lowest < ys[0]:  # it dipped, then rose again: say where
+            at = data["x"][series["y"].index(lowest)]
+            part += f", lowest {_num(lowest)} at {data['xlabel']} {_num(at)}"
+        parts.append(part)
+    ylabel = data["ylabel"]
+    head = data.get("title") or f"{ylabel[:1].upper()}{ylabel[1:]} by {data['xlabel']}, from this run"
+    caption = f"{head}. " + "; ".join(parts) + "."
+    scale = " on a log scale" if data.get("log") else ""
+    description = f"Line chart of {data['ylabel']}{scale} against {data['xlabel']}. " + "; ".join(parts) + "."
+    return caption, description
+
+
+def _num(value: float) -> str:
+    text = f"{value:.4g}"
+    return "0" if text == "-0" else text
+
+
+# -- graphs ------------------------------------------------------------------------------------
+
+
+def _graph_svg(data: dict) -> str:
+    return vizjs.render(_graph_object(data))
+
+
+def _graph_object(data: dict) -> dict:
+    """The picture as a viz.js graph object: what Graphviz lays out (see :mod:`snippet_runner.pictures.vizjs`)."""
+    nodes = []
+    for node in data["nodes"]:
+        if node["type"] == "function":
+            label = node["name"]
+            for item in node.get("saved", []):
+                state = "freed" if item.get("freed") else "kept"
+                label += f"\nsaved {item['name']} = {item['value']} ({state})"
+            attrs = {"label": label, "shape": "box", "style": "rounded"}
+        elif node["leaf"]:
+            label = f"{node['name']} = {node['value']}\nleaf · .grad = {node.get('grad') or 'None'}"
+            attrs = {"label": label, "shape": "ellipse", "style": "filled,bold", "fillcolor": LEAF}
+        else:
+            if node.get("continues"):
+                kept = "graph continues below"
+            elif node.get("grad_kept") is False:
+                kept = "not a leaf · .grad not kept"
+            else:
+                kept = f"not a leaf · retain_grad() · .grad = {node.get('grad') or 'None'}"
+            attrs = {"label": f"{node['name']} = {node['value']}\n{kept}", "shape": "ellipse", "style": "dashed"}
+        nodes.append({"name": node["id"], "attributes": _labelled(attrs)})
+    edges = []
+    for edge in data["edges"]:
+        attrs = {}
+        if edge["kind"] == "grad_fn":
+            attrs = {"style": "dotted", "arrowhead": "none", "label": " grad_fn"}
+        elif edge["grad"] is not None:
+            attrs = {"label": f" {edge['grad']}"}
+        if edge["kind"] == "accumulate":
+            attrs["style"] = "bold"
+        edges.append({"tail": edge["from"], "head": edge["to"], "attributes": _labelled(attrs)})
+    return {
+        "directed": True,
+        "graphAttributes": {"rankdir": "TB", "bgcolor": "transparent", "nodesep": 0.25, "ranksep": 0.3, "pad": 0.05},
+        "nodeAttributes": {"fontname": FONT, "fontsize": 11, "color": FG, "fontcolor": FG, "penwidth": 1.2},
+        "edgeAttributes": {"fontname": FONT, "fontsize": 10, "color": FG, "fontcolor": FG, "arrowsize": 0.7},
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+def _labelled(attrs: dict) -> dict:
+    """Graphviz reads backslashes in a label as escapes (``\\N`` is the node's name): a label
+    shows its text as written, its line breaks only where we put them."""
+    if "label" in attrs:
+        lines = attrs["label"].split("\n")
+        attrs["label"] = "\\n".join(line.replace("\\", "\\\\") for line in lines)
+    return attrs
+
+
+# -- curves ------------------------------------------------------------------------------------
+
+
+def _curves_svg(data: dict) -> str:
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    style = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "snippet-runner",
+        "font.family": FONT,
+        "font.size": 10,
+        "text.color": FG,
+        "axes.edgecolor": FG,
+        "axes.labelcolor": FG,
+        "xtick.color": FG,
+        "ytick.color": FG,
+        "axes.facecolor": "none",
+        "figure.facecolor": "none",
+        "savefig.facecolor": "none",
+        "savefig.edgecolor": "none",
+        "legend.frameon": False,
+        "path.simplify": False,
+    }
+    markers = ("o", "s", "^", "D")
+    dashes = ("-", "--", ":", "-.")
+    with matplotlib.rc_context(style):
+        # small enough that its text stays legible when scaled down to a phone's width
+        figure = Figure(figsize=(5.2, 3.1), layout="constrained")
+        axes = figure.subplots()
+        xs = data["x"]
+        for index, series in enumerate(data["series"]):
+            ys = [float("nan") if y is None else y for y in series["y"]]
+            many = len(ys) > 30
+            axes.plot(
+                xs[: len(ys)],
+                ys,
+                label=series["label"],
+                color=SERIES[index % len(SERIES)],
+                linestyle=dashes[index % len(dashes)],
+                linewidth=2.2 if index == 0 else 1.6,
+                marker=None if many else markers[index % len(markers)],
+                markersize=7 - 2 * index if index < 3 else 4,
+                markerfacecolor="none" if index % 2 else SERIES[index % len(SERIES)],
+            )
+        if data.get("log"):
+            axes.set_yscale("log")
+        axes.set_xlabel(data["xlabel"])
+        axes.set_ylabel(data["ylabel"])
+        if data.get("title"):
+            axes.set_title(data["title"])
+        if all(float(x).is_integer() for x in xs) and len(xs) <= 20:
+            axes.set_xticks(xs)
+        axes.grid(True, color=FG, alpha=0.15)
+        for side in ("top", "right"):
+            axes.spines[side].set_visible(False)
+        if len(data["series"]) > 1:  # above the axes, where it can never hide a curve
+            figure.legend(loc="outside upper center", ncols=len(data["series"]))
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    return buffer.getvalue()
+
+
+# -- making an SVG fit for the page ------------------------------------------------------------
+
+_HEAD = re.compile(r"^.*?(?=<svg\b)", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_INNER_TITLE = re.compile(r"<title>.*?</title>\s*", re.S)
+_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
+_ID = re.compile(r'\bid="([^"]+)"')
+_REF = re.compile(r'(url\(#|xlink:href="#|href="#)([^)"]+)')
+
+
+def _finish(svg: str, prefix: str, caption: str, description: str) -> str:
+    svg = _HEAD.sub("", svg, count=1)
+    svg = _COMMENT.sub("", svg)
+    svg = _INNER_TITLE.sub("", svg)
+    svg = _METADATA.sub("", svg)
+    svg = _ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    svg = _REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
+    svg = _themed(svg)
+    svg = re.sub(r"\n\s*\n", "\n", svg).strip()
+    accessible = f'<svg role="img" aria-labelledby="{prefix}-title {prefix}-desc" class="snippet-picture-svg"'
+    svg = svg.replace("<svg", accessible, 1)
+    head_end = svg.index(">") + 1
+    svg = (
+        svg[:head_end]
+        + f'<title id="{prefix}-title">{escape(caption)}</title><desc id="{prefix}-desc">{escape(description)}</desc>'
+        + svg[head_end:]
+    )
+    return svg.replace("\n\n", "\n")
+
+
+def _themed(svg: str) -> str:
+    """Placeholder colours become the page's colours: ``currentColor`` and CSS variables."""
+    for placeholder, value in THEME.items():
+        if value.startswith("var("):
+            # SVG presentation attributes do not take var(); a style property does
+            for attr in ("fill", "stroke"):
+                svg = svg.replace(f'{attr}="{placeholder}"', f'style="{attr}: {value}"')
+        svg = svg.replace(placeholder, value)
+    return svg

@@ -1,0 +1,260 @@
+"""The MkDocs side: what only MkDocs can do, over the engine and the Markdown extension.
+
+The expansion of ``{{ run … }}`` lines is a Python-Markdown extension (:mod:`snippet_runner.markdown.extension`)
+that works without MkDocs. This plugin adds what needs MkDocs' build events: it builds the
+:class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
+(``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
+renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
+watches the snippets; it writes the exercise notebooks; and it gives templates the build info.
+
+Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
+warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
+Environment overrides: ``SNIPPETS_APPROVAL=strict|warn|accept`` and ``SNIPPETS_EXECUTE=0`` (show
+code only; the benchmark's baseline build).
+
+With ``build_info: <snippet>`` set, that snippet's output in this build (say, which torch printed
+the outputs) is also given to templates as ``config.extra.build_info``; the PDF's cover shows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+import jinja2
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
+
+from snippet_runner.checking.engine import Engine
+from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.markdown import extension
+from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
+from snippet_runner.markdown.run_lines import combined, run_all
+from snippet_runner.pictures import draw
+from snippet_runner.plugins.runner import lazy_jupyter
+from snippet_runner.project import Project, SnippetRunnerConfig
+from snippet_runner.site import report
+
+log = logging.getLogger("mkdocs.plugins.snippet_runner")
+
+# MkDocs imports each plugin's module in the order mkdocs.yml lists them, and this plugin is listed
+# before mkdocs-jupyter: nbconvert is then imported only if a notebook really has to be converted.
+lazy_jupyter.defer_notebook_converter()
+
+EXTENSION = "snippet_runner.markdown.extension"
+
+
+class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
+    def __init__(self) -> None:
+        self.engine: Engine | None = None
+        self.project: Project | None = None
+        self.serving = False
+        self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
+        self.dirty = False
+        self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
+
+    def on_startup(self, *, command, dirty) -> None:
+        # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
+        self.serving = command == "serve"
+        self.dirty = dirty
+        if self.serving and dirty:
+            logging.getLogger("mkdocs.commands.build").addFilter(_tracked_dirty_build)
+
+    def on_config(self, config):
+        self.project = Project.from_config(config, self.config)
+        if self.engine is None:  # once per `mkdocs build`, once per whole `mkdocs serve`
+            execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.project.execute else "0") != "0"
+            approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.project.approval)
+            self.engine = self.project.engine(approval=approval, execute=execute)
+            if self.serving and execute:
+                self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
+        self.engine.begin_build()
+        draw.STATS = draw.Stats()  # what drawing pictures costs in this build
+        extension.use(self.project, self.engine)
+        if EXTENSION not in config.markdown_extensions:
+            config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
+        config.watch.append(str(self.project.snippets_dir))
+        return config
+
+    def on_env(self, env, *, config, files):
+        """Material's templates compile to the same Python code on every build: about a fifth of a
+        second of each one, and of each ``mkdocs serve`` rebuild (a rebuild makes a new Jinja
+        environment). Jinja's own bytecode cache keeps the compiled code between builds, keyed by
+        template and checked against its source, so an edited template is compiled again."""
+        folder = self.project.template_cache_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+        return env
+
+    def on_files(self, files, *, config):
+        self.notebooks = {page: rel for rel, page in self.project.notebook_pages().items()}
+        for page in self.notebooks:
+            files.append(File(page, str(self.project.notebook_dir), config.site_dir, config.use_directory_urls))
+        try:
+            rels = list(self.project.shown())
+        except SnippetError:
+            rels = list(self.notebooks.values())  # a malformed include: its page reports it
+        self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
+        return files
+
+    def on_nav(self, nav, *, config, files):
+        """Before any page is read: run every snippet of every page, in reading order, and stop with
+        one message listing every failure; and give templates the ``build_info`` snippet's output."""
+        if not self.engine.execute:
+            return nav
+        order = [page.file for page in nav.pages]
+        errors = []
+        track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
+        digests = {"": _site_wide_digest(config)} if track else {}
+        rel = self.project.build_info
+        if rel:
+            try:
+                config.extra["build_info"] = self.engine.run(rel).output.strip()
+                if track:
+                    digests[""] += config.extra["build_info"]
+            except SnippetError as error:
+                errors.append(error.on_page("mkdocs.yml (snippet-runner build_info)"))
+        for file in self._reading_order(order, files):
+            name = self.project.shown_path(self.project.docs_dir / file.src_uri)
+            try:
+                if file.src_uri in self.notebooks:
+                    outcomes = [self.engine.run(self.notebooks[file.src_uri])]
+                elif file.src_uri.endswith(".md"):
+                    markdown, _ = get_data(file.content_string)
+                    outcomes = run_all(markdown, name, self.engine).values()
+                else:
+                    continue
+                if track:
+                    digests[file.src_uri] = _digest(outcomes)
+            except SetupError as error:
+                raise PluginError(str(error)) from None
+            except SnippetError as error:
+                errors.append(error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error)
+        if errors:
+            raise PluginError(str(combined(errors))) from None
+        if track:
+            self._forget_changed_pages(files, digests)
+            self.page_digests = digests
+        return nav
+
+    def _forget_changed_pages(self, files, digests: dict[str, str]) -> None:
+        """``mkdocs serve --dirty`` (what ``make serve`` runs) renders again only the pages whose
+        source file is newer than their HTML. A page whose snippet, approved output or picture
+        changed has an unchanged source, and a generated notebook is rewritten only when its page
+        is rendered: so remove the HTML of every page whose snippets now show something else, and
+        of every page if something all pages show changed (mkdocs.yml, the theme overrides, the
+        drift records, the build info), and MkDocs renders exactly those again."""
+        if not self.page_digests:
+            return  # the first build of the session renders everything
+        everything = digests[""] != self.page_digests.get("")
+        changed = [
+            file
+            for file in files.documentation_pages()
+            if everything or digests.get(file.src_uri) != self.page_digests.get(file.src_uri)
+        ]
+        for file in changed:
+            Path(file.abs_dest_path).unlink(missing_ok=True)
+        if everything:
+            log.info("Dirty build: the settings, theme or drift records changed, so every page is rendered again")
+        elif changed:
+            log.info(
+                f"Dirty build: rendering again the pages whose snippets changed: {', '.join(f.src_uri for f in changed)}"
+            )
+
+    @staticmethod
+    def _reading_order(in_nav: list, files) -> list:
+        """The pages in the navigation's order, then any page outside it."""
+        seen = {file.src_uri for file in in_nav}
+        return in_nav + [file for file in files.documentation_pages() if file.src_uri not in seen]
+
+    def on_pre_page(self, page, *, config, files):
+        """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it."""
+        rel = self.notebooks.get(page.file.src_uri)
+        if rel is not None:
+            try:
+                cache = self.engine.cache
+                drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
+                text = to_notebook(self.engine.run(rel), drawer)
+            except SnippetError as error:
+                raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
+            path = Path(page.file.abs_src_path)
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                partial = path.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(text, encoding="utf-8")
+                os.replace(partial, path)  # a build running at the same time never reads half of it
+        return page
+
+    def on_page_markdown(self, markdown, *, page, config, files):
+        # A notebook has no front matter to carry `search: boost:`, so we set it here, before
+        # Material's search plugin reads page.meta (in on_page_context).
+        if page.file.src_uri in self.notebooks and self.project.notebook_search_boost != 1:
+            page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
+        return markdown
+
+    def on_page_content(self, html, *, page, config, files):
+        if page.file.src_uri in self.notebooks:
+            following = page.next_page
+            link = (following.file.url_relative_to(page.file), following.title) if following else None
+            return adjust_rendered_page(html, Path(page.file.src_uri).name, next_page=link)
+        return html
+
+    def on_post_build(self, *, config):
+        log.info(self.engine.summary())
+        log.info(draw.STATS.line())
+        if self.engine.execute and self.engine.records:
+            shown = self.project.shown()
+            report.write(Path(config.site_dir), self.engine.records, shown, self.project.snippets_name)
+            log.info(f"Execution report (each snippet's page, run time, memory, output): {report.NAME} in the site")
+        if not self.serving:
+            self._close()
+
+    def on_build_error(self, *, error):
+        if not self.serving:
+            self._close()
+
+    def on_shutdown(self):
+        logging.getLogger("mkdocs.commands.build").removeFilter(_tracked_dirty_build)
+        self._close()
+
+    def _close(self) -> None:
+        extension.release()
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+
+def _digest(outcomes) -> str:
+    """What a page's snippets show: code, outputs, raised error, verdict, pictures."""
+    shown = [(o.snippet.source, o.outputs, o.error, o.verdict, o.pictures) for o in outcomes]
+    return hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
+
+
+def _site_wide_digest(config) -> str:
+    """What every page shows beyond its own source: the settings, the theme's overrides, and the
+    drift records behind each page's "which PyTorch" line."""
+    digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
+    root = Path(config.config_file_path).parent
+    drift = config.plugins.get("snippet-drift")
+    for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
+        if folder and Path(folder).is_dir():
+            for path in sorted(Path(folder).rglob("*")):
+                if path.is_file():
+                    digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _tracked_dirty_build(record: logging.LogRecord) -> bool:
+    """MkDocs warns on every ``--dirty`` build that pages not rendered again may show stale
+    navigation and links, and strict mode (mkdocs.yml) turns that warning into a failed build.
+    Here every page that shows anything changed is rendered again (``_forget_changed_pages``),
+    and every page when mkdocs.yml, which holds the navigation, changed; so it is said as an
+    info line instead, and a real warning still fails the rebuild."""
+    if record.levelno == logging.WARNING and str(record.msg).startswith("A 'dirty' build is being performed"):
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.msg = "Dirty build: rendering again the pages whose source, snippets or settings changed"
+    return True

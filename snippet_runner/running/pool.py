@@ -1,0 +1,288 @@
+"""The parent side of the worker: send requests, collect results, survive hangs and crashes.
+
+We looked at ``concurrent.futures.ProcessPoolExecutor`` and ``multiprocessing.Pool``: neither can
+stop one hung task without breaking the whole pool, and neither tells which line was running.
+jupyter_client kernels can be interrupted, but starting one costs about 4 s before torch is even
+imported (measured in ../shared/NOTES.md), and they report stdout and stderr as separate streams.
+So this is a small hand-written pipe protocol: JSON lines in, JSON lines out, each line one of the
+dataclasses in :mod:`snippet_runner.running.protocol`.
+
+Requests are pipelined: ``submit`` sends at once, so the worker imports torch and runs snippets
+while MkDocs renders other pages. If the worker dies (a hang stopped by faulthandler, a crash),
+the request it was running gets the verdict and every other pending request is sent again to a
+fresh worker.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import OrderedDict
+
+from snippet_runner.running import protocol
+from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
+from snippet_runner.running.snippet import Snippet
+
+# Beyond a snippet's own timeout, before we kill the whole worker; the worker itself stops a child
+# that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
+GRACE_SECONDS = 10.0
+START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
+
+
+IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
+RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
+
+
+def _status_kb(pid: int, field: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+class PreloadError(RuntimeError):
+    """The worker could not import a module it must preload: nothing can run."""
+
+    def __init__(self, failed: PreloadFailed):
+        self.failed = failed
+        super().__init__(f"the worker could not import {failed.module!r}, which it preloads: {failed.error}")
+
+
+class _Process:
+    def __init__(
+        self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
+    ):
+        read_fd, write_fd = os.pipe()
+        # OpenBLAS (under numpy) starts a thread pool at import; a process that forks must hold no
+        # threads that a child could inherit half-way through a lock, so the worker keeps it at one.
+        env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, **(env or {})}
+        if python is not None:  # another interpreter (make drift): let it import this engine too
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
+        self.proc = subprocess.Popen(
+            # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
+            # if the worker is killed
+            [
+                *(python or sys.executable, "-m", "snippet_runner.running.worker"),
+                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
+            ],
+            stdin=subprocess.PIPE,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            pass_fds=(write_fd,),
+            text=True,
+            encoding="utf-8",
+        )
+        os.close(write_fd)
+        self.fd = read_fd
+        self.buffer = b""
+        self.dump_path = dump_path
+        self.spawned = time.perf_counter()
+
+    def send(self, request: RunRequest) -> None:
+        try:
+            self.proc.stdin.write(protocol.dumps(request) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # noticed as EOF by receive()
+
+    def receive(self, timeout: float) -> protocol.Message | None:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                raise _WorkerDied()
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return protocol.loads(line)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        os.close(self.fd)
+
+
+class Runner:
+    """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
+
+    def __init__(
+        self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None, python: str | None = None
+    ):
+        self.preload = preload
+        self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
+        self.python = python  # the worker's interpreter; None: this one (sys.executable)
+        self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
+        self._process: _Process | None = None
+        self._next_id = 0
+        self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
+        self._done: dict[int, RunResult | Death] = {}
+        self._running: tuple[int, float] | None = None  # (id, time it started)
+        self.import_seconds: float | None = None
+        self.import_cpu_seconds: float | None = None
+        self.workers_started = 0
+        self.preload_failed: PreloadFailed | None = None
+        self.recycled = 0
+        self._sent: set[int] = set()  # tickets sent to the current worker and not answered yet
+
+    def warm_up(self) -> None:
+        """Start the worker now, so torch is imported before the first request needs it."""
+        self._ensure_process()
+
+    def wait_ready(self) -> None:
+        """Block until the worker has imported its preloads (the benchmark uses this)."""
+        self._ensure_process()
+        while self.import_seconds is None:
+            self._pump()
+
+    def submit(self, snippet: Snippet) -> int:
+        self._next_id += 1
+        request = RunRequest(
+            id=self._next_id,
+            path=str(snippet.path),
+            cells=tuple((cell.first_line, cell.source) for cell in snippet.cells),
+            timeout=snippet.timeout,
+            memory=snippet.memory,
+            output=snippet.output,
+            dump=os.path.join(self._scratch, "stack.txt"),
+        )
+        self._pending[self._next_id] = (snippet, request)
+        self._fill()
+        return self._next_id
+
+    def _fill(self) -> None:
+        """Keep at most ``IN_FLIGHT`` requests sent and unanswered. Sending every request at once
+        would deadlock on a long queue: we would block writing requests to a worker that is itself
+        blocked writing results we are not reading yet."""
+        process = None
+        for ticket, (_, request) in self._pending.items():
+            if len(self._sent) >= IN_FLIGHT:
+                break
+            if ticket not in self._sent:
+                process = process or self._ensure_process()
+                process.send(request)
+                self._sent.add(ticket)
+
+    def result(self, ticket: int, also: list[Runner] = ()) -> RunResult | Death:
+        """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
+        While waiting, it also collects what the runners in ``also`` have finished, so their
+        workers never stall on a full pipe."""
+        while ticket not in self._done:
+            if self.preload_failed is not None:
+                raise PreloadError(self.preload_failed)
+            self._pump()
+            for other in also:
+                if other is not self and other._process is not None and other._pending:
+                    other._pump(timeout=0)
+        return self._done.pop(ticket)
+
+    def peak_rss_kb(self) -> int:
+        """The largest resident size the current worker reached (VmHWM), 0 if none runs."""
+        return _status_kb(self._process.proc.pid, "VmHWM") if self._process is not None else 0
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process = None
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _ensure_process(self) -> _Process:
+        if self._process is None:
+            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
+            self.workers_started += 1
+        return self._process
+
+    def _pump(self, timeout: float = 0.5) -> None:
+        self._fill()
+        process = self._ensure_process()
+        try:
+            message = process.receive(timeout=timeout)
+        except _WorkerDied:
+            self._on_death(process, timed_out=False)
+            return
+        if message is None:
+            self._check_deadline(process)
+        elif isinstance(message, Ready):
+            self.import_seconds = message.import_seconds
+            self.import_cpu_seconds = message.import_cpu_seconds
+        elif isinstance(message, PreloadFailed):
+            self.preload_failed = message  # reported once, by result(); never retried
+        elif isinstance(message, Started):
+            self._running = (message.id, time.monotonic())
+        else:
+            self._running = None
+            self._pending.pop(message.id, None)
+            self._sent.discard(message.id)
+            self._done[message.id] = message
+            if not self._pending and _status_kb(process.proc.pid, "VmRSS") > RECYCLE_ABOVE_KB:
+                self._recycle(process)
+            self._fill()
+
+    def _recycle(self, process: _Process) -> None:
+        """Replace a worker that grew past ``RECYCLE_ABOVE_KB``; the next request starts a new one.
+        (Snippets run in forks of the worker, so it should not grow; this bounds it if it does.)"""
+        self.recycled += 1
+        process.kill()
+        self._process = None
+        self._sent = set()
+        self.import_seconds = None
+
+    def _check_deadline(self, process: _Process) -> None:
+        if self._running is None:
+            if self.import_seconds is None and time.perf_counter() - process.spawned > START_TIMEOUT:
+                self._on_death(process, timed_out=True)
+            return
+        ticket, started = self._running
+        snippet, _ = self._pending[ticket]
+        if time.monotonic() - started > snippet.timeout + GRACE_SECONDS:
+            self._on_death(process, timed_out=True)
+
+    def _on_death(self, process: _Process, timed_out: bool) -> None:
+        process.kill()
+        self._process = None
+        if self.preload_failed is not None:
+            return  # it exited because it cannot start; starting another would fail the same way
+        stack = ""
+        if os.path.exists(process.dump_path):
+            with open(process.dump_path, encoding="utf-8", errors="replace") as f:
+                stack = f.read()
+        if self._running is not None:
+            ticket, _ = self._running
+        elif self._pending:
+            ticket = next(iter(self._pending))  # it died before starting: starting up failed
+        else:
+            return
+        self._running = None
+        snippet, _ = self._pending.pop(ticket)
+        self._done[ticket] = Death(
+            id=ticket,
+            timed_out=timed_out or stack.startswith("Timeout"),
+            stack=stack,
+            exit_code=process.proc.returncode,
+        )
+        self.import_seconds = None
+        self._sent = set()
+        self._fill()  # the others never ran: send them afresh to a new worker

@@ -1,0 +1,404 @@
+"""The worker process: import torch once, then run each snippet in a fork of itself.
+
+Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER``
+(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). It reads one
+request per line on stdin and answers on ``RESULT_FD`` (a pipe of its own, because file descriptors
+1 and 2 belong to the snippets while they run); :mod:`snippet_runner.running.protocol` says what the lines
+hold.
+
+**Why a fork per snippet.** A snippet can leave anything behind: a patched ``torch.Tensor.__repr__``,
+``torch.set_default_device("meta")``, a replaced ``builtins.print``, a thread still running, a child
+process, an open file. Putting back every such thing by hand cannot be complete (the previous engine
+tried, for a list of known settings). A forked child starts from the worker's pristine state, torch
+already imported, and everything it changes dies with it, so no snippet can change another's output
+or blame. The worker itself never runs snippet code or torch operations, which is also what makes
+forking it safe (torch's thread pools are only started in the children).
+
+In the child, :mod:`snippet_runner.running.sandbox` applies the snippet's limits; the child runs the cells
+as ``python <file>`` would (as ``__main__``, from the snippet's folder), and writes its result to a
+pipe. The worker waits for it, up to the timeout. A snippet that hangs is stopped by
+``faulthandler.dump_traceback_later(exit=True)``, which writes the running stack to a file first; a
+crash (a segfault, an abort) writes it through ``faulthandler.enable``, and ``os._exit`` is wrapped
+to write it too. The worker then reports a :class:`~snippet_runner.messages.Death` with that stack.
+Whatever the snippet started is killed when it ends: its process group, and, because the worker is a
+child subreaper, any orphan that left the group.
+
+**What a fork costs, and what is done about it** (measured on a 2-core Firecracker VM, Linux 6.18,
+torch 2.13 CPU, a worker of about 230 MB resident, 150 MB of it written memory; CPU time per
+snippet, medians over 300 runs of a ten-line autograd snippet, from a throwaway script that
+timestamps each phase; the machine was shared, so take them to a few tenths of a millisecond):
+
+==============================================================  ========  ========
+phase (CPU time)                                                before    now
+==============================================================  ========  ========
+worker: ``fork()`` (copying the page tables)                     3.8-5.2   1.5
+worker: mkdtemp, read, kill, /proc scan, rmtree, decode           0.7       0.4
+child: Python's after-fork work, and its exit (page tables freed)  6.9       3.5
+child: dump file, stdin, process group                            0.4       0.4
+child: confine (rlimits, audit hook, Landlock)                    1.5       0.55
+child: the snippet itself, mostly its first-touch page faults     3.1       3.4
+child: encode the result                                          0.26      0.15
+**all processes**                                                 17-18     10.5
+==============================================================  ========  ========
+
+Before, the worker also waited 5 to 6 ms (wall) per snippet for EOF on the result pipe, which comes
+only once the child has torn down its address space.
+
+* **Huge pages** (:func:`_collapse_huge_pages`): the page-table entries ``fork()`` copies and the
+  exit frees drop from 37,000 to about 10,000.
+* **Read to the newline, not to EOF**: EOF only comes after the child has torn down its address
+  space; the result is sent on at once, and the worker reaps the child (:func:`settle`) before the
+  next snippet runs, so no process of one snippet ever overlaps the next one's run.
+* **Not forked ahead**: forking the next snippet's process while the current one runs (so that it
+  takes its request, already past ``fork()`` and Python's after-fork work, once the current one is
+  settled) was built and tested (branch ``fork-overhead-prefork``). It saves no CPU, and with every
+  core busy, as in a cold build with a worker per core, it showed no gain in wall time either
+  (medians 7.2 ms against 7.3 ms of overhead per snippet, ``make bench-scale``; with one worker the
+  runs were too noisy to tell apart), while a snippet could then signal the process meant for the
+  next one. Left out.
+* **Code mappings not copied at fork**: giving each library's read-only file mappings one private
+  page (a byte written back through ``/proc/self/mem``) makes ``fork()`` copy their page-table
+  entries, so a child would not fault torch's code in again. Measured with ``make bench-scale``:
+  4.7 and 6.4 ms of overhead per snippet against 3.4 without; copying every entry costs more than
+  the faults it saves. Left out.
+* **Prepared once**: the Landlock ruleset and the scratch folder (:class:`sandbox.Sandbox`),
+  emptied between snippets; ``gc.freeze()``, so a collection in a child does not visit, and copy,
+  the worker's objects.
+* **Not waited for**: the timeout's watchdog thread is never cancelled (cancelling joins it, 1 ms on
+  a busy machine); the process's exit ends it.
+
+What remains is mostly page faults: every page a child writes is copied (Python writes reference
+counts into every object it touches, so even a small snippet writes about 800 pages), every page of
+torch's code it runs is mapped again, and on this VM a fault costs several microseconds. That is
+about 8 ms of CPU a snippet, beyond the snippet's own work; on two cores shared by two workers and the
+build, ``make bench-scale`` cannot report the 2 ms overhead per snippet asked for (see its figures).
+Faults are the price of the isolation a fork gives, and the ways around them are not ours to take:
+file-backed huge pages for torch's code need a kernel built with ``READ_ONLY_THP_FOR_FS`` (this one
+is not), and Python 3.12's immortal objects would spare the reference-count writes of shared objects.
+"""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+import faulthandler
+import gc
+import importlib
+import os
+import resource
+import select
+import signal
+import sys
+import time
+import traceback
+import types
+from pathlib import Path
+
+from snippet_runner.running import protocol, sandbox
+from snippet_runner.running.protocol import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
+from snippet_runner.running.terminal import Terminal, terminal_warnings, trimmed_traceback
+
+GRACE_SECONDS = 3.0  # beyond a snippet's timeout, before the worker kills a child faulthandler missed
+_real_exit = os._exit  # a snippet may replace os._exit; the child always ends through this one
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) -> str:
+    """Run ``request`` in a child process; return its result (or death) as one JSON line.
+
+    The result is returned as soon as the child has written it, while the child is still tearing
+    down its copy of the address space, so the build gets it that much sooner; the caller must
+    :func:`settle` before the next snippet runs."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child(request, terminal, box, write_fd)  # never returns
+    os.close(write_fd)
+    try:
+        line, timed_out = _read_line(read_fd, request.timeout + GRACE_SECONDS)
+    except BaseException:  # interrupted (Ctrl-C): take the child down with us
+        _kill_group(pid)
+        raise
+    finally:
+        os.close(read_fd)
+    _kill_group(pid)  # the child, and whatever it started that is still in its group
+    if line and not timed_out:
+        try:
+            protocol.loads(line)  # what the worker relays must parse; the snippet holds this pipe too
+        except (ValueError, TypeError, KeyError):
+            pass
+        else:
+            _exiting.add(pid)
+            return line.decode().rstrip("\n")
+    _, status = os.waitpid(pid, 0)
+    settle(box)
+    stack = Path(request.dump).read_text(encoding="utf-8", errors="replace") if os.path.exists(request.dump) else ""
+    return protocol.dumps(
+        Death(
+            id=request.id,
+            timed_out=timed_out or stack.startswith("Timeout"),
+            stack=stack,
+            exit_code=-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status),
+        )
+    )
+
+
+def settle(box: sandbox.Sandbox) -> None:
+    """Make sure nothing of the last snippet is left before the next one runs: its process reaped
+    (so whatever it started and left its group is re-parented to us, and killed), and its scratch
+    folder emptied. The wait is the child's exit, tearing down its address space; the worker has
+    already sent the result by then."""
+    for pid in list(_exiting):
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        _exiting.discard(pid)
+    _kill_orphans()
+    box.clean()
+
+
+def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result_fd: int) -> None:
+    status = 0
+    try:
+        os.setpgid(0, 0)  # its own process group: whatever it starts can be killed with it
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
+        sys.stdin = open(0, closefd=False)
+        with open(request.dump, "w") as dump:
+            box.confine(request.memory, request.output)
+            result = run_request(request, terminal, dump)
+        # One line, newline-terminated: the worker reads up to the newline, not to EOF, which only
+        # comes once this process has torn down its address space (about 5 ms for torch).
+        data = (protocol.dumps(result) + "\n").encode()
+        while data:
+            data = data[os.write(result_fd, data) :]
+    except BaseException:  # noqa: BLE001 - reported as a death with this stack
+        status = 70
+        with open(request.dump, "a") as dump:
+            dump.write("The snippet runner failed in the child process:\n" + traceback.format_exc())
+    finally:
+        _real_exit(status)
+
+
+def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
+    path = Path(request.path)
+    folder = path.parent
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=str(path), __builtins__=builtins, __cached__=None)
+    sys.modules["__main__"] = module
+    os.chdir(folder)
+    sys.path.insert(0, str(folder))
+    sys.argv = [path.name]
+    outputs: list[str] = []
+    printed_at: list[tuple[int, int, int]] = []
+    error = None
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    _stack_on_death(dump, request.timeout)
+    for index, (first_line, source) in enumerate(request.cells):
+        with terminal.capture(path), terminal_warnings(folder):
+            error = _run_cell(source, first_line, path, module.__dict__)
+        outputs.append(terminal.text())
+        printed_at += [(index, offset, line) for offset, line in terminal.marks]
+        if error is not None:
+            break
+    return RunResult(
+        id=request.id,
+        outputs=tuple(outputs),
+        error=error,
+        seconds=time.perf_counter() - started,
+        peak_rss_growth_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
+        printed_at=tuple(printed_at),
+        pictures=_pictures(),
+    )
+
+
+def _pictures() -> tuple[protocol.Picture, ...]:
+    """What the snippet showed through :mod:`snippet_runner.pictures.record`, if it imported it. (The
+    module lives in this process, so its list is the side channel: no file, nothing to clean up.)"""
+    shown = sys.modules.get("snippet_runner.pictures.record")
+    if shown is None:
+        return ()
+    return tuple(protocol.Picture(p["kind"], int(p["line"]), p["data"]) for p in shown.collected())
+
+
+def _stack_on_death(dump, timeout: float) -> None:
+    """From now on, any way this process may end writes the running stack to ``dump``.
+
+    Nothing is undone afterwards: the process ends as soon as it has written its result. In
+    particular the timeout's watchdog thread is never cancelled, because cancelling waits for that
+    thread to wake up and stop (about a millisecond a snippet on a busy machine); the process's
+    exit ends it. (A timeout that falls while the result is written is reported as a timeout.)"""
+
+    def exit_with_stack(status):
+        dump.write(f"os._exit({status}) was called\n\n")
+        dump.flush()
+        faulthandler.dump_traceback(file=dump, all_threads=False)
+        _real_exit(status)
+
+    os._exit = exit_with_stack
+    faulthandler.enable(file=dump, all_threads=False)
+    faulthandler.dump_traceback_later(timeout, exit=True, file=dump)
+
+
+def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> RaisedError | None:
+    try:
+        code = compile("\n" * (first_line - 1) + source, str(path), "exec")
+        exec(code, namespace)
+    except BaseException as exc:  # noqa: BLE001 - a snippet may raise anything, SystemExit too; we report it
+        return _describe(exc, path)
+    return None
+
+
+def _describe(exc: BaseException, script: Path) -> RaisedError:
+    text, line = trimmed_traceback(exc, script)
+    try:
+        sys.stderr.write(text)
+    except OSError:
+        pass  # the output limit was reached; the engine reports that instead
+    cls = type(exc)
+    return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
+
+
+def _read_line(fd: int, seconds: float) -> tuple[bytes, bool]:
+    """The first line the child writes to ``fd`` (b"" if it ends without one), and whether it ran
+    out of time first."""
+    deadline = time.monotonic() + seconds
+    chunks = []
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return b"", True
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"", False
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            return b"".join(chunks), False
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+_exiting: set[int] = set()  # finished children, killed, not yet reaped
+
+
+def _kill_orphans() -> None:
+    """Processes the snippet started that left its group were re-parented to us: end them.
+    The worker starts no processes of its own, so every child it has is such an orphan (the
+    snippet's own process is reaped before this runs)."""
+    me = os.getpid()
+    try:
+        fd = os.open(f"/proc/{me}/task/{me}/children", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        listed = os.read(fd, 1 << 16).split()
+    finally:
+        os.close(fd)
+    for pid in map(int, listed):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def _warm_up() -> None:
+    """Do once, in the worker, the lazy set-up torch does on a process's first tensor operations
+    (dispatch tables, autograd, printing), so each forked child inherits it instead of paying for
+    it again (about 40 ms a snippet). Only scalar-sized work: nothing here starts torch's thread
+    pools, which a fork must not inherit, and nothing draws from the random number generators."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    x = torch.ones(2, requires_grad=True)
+    y = (x * 3 + 1) ** 2
+    y.sum().backward()
+    repr(x.grad), repr(y), str(torch.zeros(1, dtype=torch.int64))
+
+
+def _prepare_for_forks() -> None:
+    """Make the worker cheap to fork, once it has imported and warmed up everything.
+
+    * ``gc.freeze()``: the objects the worker holds now (torch's whole Python side) move to a
+      generation the collector never visits, so a collection in a child does not write to every
+      object's header and copy every page of the heap (Python's own advice for forking servers).
+    * Transparent huge pages (:func:`_collapse_huge_pages`).
+    """
+    gc.collect()
+    gc.freeze()
+    _collapse_huge_pages()
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+MADV_COLLAPSE = 25  # Linux 6.1
+
+
+def _collapse_huge_pages() -> None:
+    """Back the worker's heap and anonymous memory with 2 MB pages.
+
+    ``fork()`` copies a page-table entry, and the child's exit frees one, for every 4 KB page the
+    worker has written: about 150 MB with torch, 37,000 entries, 3 ms of the parent's time and as
+    much of the child's a snippet. ``MADV_COLLAPSE`` (Linux 6.1) puts each aligned 2 MB of it in one
+    huge page, one entry, whatever the system's THP setting; a child that writes into one gets it
+    split and copies only the 4 KB it touched. A kernel that refuses changes nothing but speed.
+
+    Measured: about 125 of the 150 MB become huge pages; over the first hundred snippets the
+    worker's own writes and frees (while a child shares its pages) split about 40 MB back into
+    small pages, where they stay. Collapsing again every 64 snippets won back 10 MB at 10 to 25 ms a
+    time, more than the forks it made cheaper saved, so it is done once."""
+    huge = 2 << 20
+    try:
+        with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
+            regions = [line.split() for line in maps]
+    except OSError:
+        return
+    for fields in regions:
+        if fields[1] != "rw-p" or (len(fields) > 5 and fields[5] != "[heap]"):
+            continue  # only the heap and anonymous memory; files and stacks stay as they are
+        low, high = (int(x, 16) for x in fields[0].split("-"))
+        start, end = (low + huge - 1) & ~(huge - 1), high & ~(huge - 1)
+        if end > start:
+            _libc.madvise(start, end - start, MADV_COLLAPSE)  # refused (EINVAL, EAGAIN): no harm done
+    ctypes.set_errno(0)  # the landlock package reads errno even after a call that succeeded
+
+
+def main() -> None:
+    result_fd = int(sys.argv[1])
+    preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
+    results = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    started = time.perf_counter()
+    for name in preload:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:  # noqa: BLE001 - reported once, as what it is
+            results.write(protocol.dumps(PreloadFailed(name, f"{type(exc).__name__}: {exc}")) + "\n")
+            return
+    _warm_up()
+    terminal = Terminal()
+    box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None)
+    _prepare_for_forks()
+    ready = Ready(import_seconds=time.perf_counter() - started, import_cpu_seconds=time.process_time())
+    results.write(protocol.dumps(ready) + "\n")
+    try:
+        for line in sys.stdin:
+            request = protocol.loads(line)
+            results.write(protocol.dumps(Started(request.id)) + "\n")
+            results.write(run_forked(request, terminal, box) + "\n")
+            settle(box)
+    finally:
+        settle(box)
+        box.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""Build the site into a temporary folder and swap it in only when the whole build succeeded.
+
+``mkdocs build`` cleans its output folder first, so a failed build would otherwise leave a
+half-written ``site/`` in place of the last good one. MkDocs has no option for this.
+
+The whole build includes the PDF: it is printed from the staging folder's print page into the
+staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
+Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
+skipped and how to get it.
+
+Two builds of the same commit give the same bytes (tests/browser/test_reproducible.py): the build's date is
+the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
+bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten. (One file
+is a build's own log and differs: the execution report, ``site/execution-report.html``.)
+
+With nothing changed since the build that made the ``site/`` in place, no build runs at all
+(``skip.py`` says how that is decided); ``--force`` builds anyway.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import filecmp
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from snippet_runner.site import chromium, pdf_cache, report, skip
+from snippet_runner.errors import SnippetError
+
+if TYPE_CHECKING:
+    from snippet_runner.project import Project
+
+
+def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force: bool = False) -> int:
+    """``python -m snippet_runner site``: build unless ``site_dir`` already is what a build would write."""
+    root = config.resolve().parent
+    epoch = source_date_epoch(root)
+    key = skip.inputs_key(root, site_dir, epoch)
+    if not force and skip.is_current(root, site_dir, key):
+        print(
+            f"{site_dir.name}/ is up to date: nothing it is built from has changed since the build that made it"
+            f" (inputs key {key[:12]}), so nothing was rebuilt. `python -m snippet_runner site --force` builds anyway."
+        )
+        return 0
+    from snippet_runner.project import Project  # MkDocs' configuration: only when building
+
+    try:
+        project = Project.load(config)
+    except SnippetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    skip.forget(root, site_dir)
+    # The record of what the build left is written while the new site is locked in place: another
+    # build finishing at the same moment could otherwise swap its own in while this one lists it.
+    return build(project, site_dir, config, epoch, swapped=lambda: skip.remember(root, site_dir, key))
+
+
+def build(
+    project: Project,
+    site_dir: Path = Path("site"),
+    config: Path = Path("mkdocs.yml"),
+    epoch: int | None = None,
+    swapped: Callable[[], None] | None = None,
+) -> int:
+    """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
+    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
+    site_dir = site_dir.resolve()
+    _interrupted.clear()
+    # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
+    # some library's finalizer or `except BaseException` runs is swallowed there (seen once in a test
+    # run: a build interrupted 2 s in ran to its end and swapped its site in); the note still ends it.
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    staging, code, why = None, 1, "failed"
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
+        if epoch is None:
+            epoch = source_date_epoch(config.resolve().parent)
+        if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
+            os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
+        code = _mkdocs_build(config, staging)
+        if code == 0 and not _interrupted:
+            code = _print_pdf(staging, site_dir.name, project, epoch)
+        if _interrupted:
+            raise KeyboardInterrupt
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        code, why = 130, "interrupted"
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if code != 0 and staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    if code != 0:
+        kept = "left as it was" if site_dir.exists() else "not created"
+        print(f"\nBuild {why}; {site_dir.name}/ was {kept}.", file=sys.stderr)
+        return code
+    _swap_in(staging, site_dir, swapped)
+    print(f"Site built into {site_dir.name}/")
+    if (site_dir / report.NAME).is_file():
+        print(f"Execution report (what ran, what came from the cache, and what each cost): {site_dir.name}/{report.NAME}")
+    return 0
+
+
+def _mkdocs_build(config: Path, site_dir: Path) -> int:
+    """``mkdocs build --strict`` into ``site_dir``, in this process: the plugins this process
+    already imported to read the settings are not imported a second time by a new Python."""
+    from mkdocs.__main__ import cli
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    # By its absolute path, as `mkdocs build` and `mkdocs serve` name it: the theme's templates are
+    # then the same files to Jinja's bytecode cache (mkdocs_plugin.on_env) whichever command built.
+    args = ["build", "--strict", "--config-file", str(config.resolve()), "--site-dir", str(site_dir)]
+    try:
+        cli.main(args=args, prog_name="mkdocs", standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code or 1
+    return 0
+
+
+_interrupted: set[int] = set()  # the signals that asked this build to stop
+
+
+def _interrupt(signum, frame):
+    _interrupted.add(signum)
+    raise KeyboardInterrupt
+
+
+def source_date_epoch(project: Path) -> int | None:
+    """The build's date, in seconds since 1970 (UTC): ``$SOURCE_DATE_EPOCH`` if set, else the time of
+    the last commit of the git checkout ``project`` is in, else None (then tools use the clock).
+
+    SOURCE_DATE_EPOCH is the convention of reproducible-builds.org; MkDocs honours it (the
+    sitemap's dates, the sitemap.xml.gz header), and the PDF's dates are set from it (pdf.py).
+    """
+    if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    try:
+        result = subprocess.run(
+            ["git", "log", "-1", "--format=%ct"], cwd=project, capture_output=True, text=True, check=True
+        )
+        return int(result.stdout.strip())
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return None
+
+
+def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None = None) -> int:
+    target = project.pdf
+    if target is None:
+        return 0
+    basename, pdf_rel = target.print_page, target.path
+    binary = chromium.find()
+    if binary is None:
+        print(
+            f"\nPDF SKIPPED: {shown_as}/{pdf_rel} was not written. {chromium.missing()}, then run `make site`"
+            f" again.\nThe HTML site is complete, but its \"Download PDF\" links point at a missing file.\n",
+            file=sys.stderr,
+        )
+        return 0
+    from snippet_runner.site import pdf  # imports Playwright, only needed here
+
+    # print_page.html, or print_page/index.html if directory URLs are on
+    print_page = next((p for p in (staging / f"{basename}.html", staging / basename / "index.html") if p.is_file()), None)
+    if print_page is None:
+        print(f"\nPDF failed: the print-site plugin wrote no {basename}.html", file=sys.stderr)
+        return 1
+    key = pdf_cache.pdf_key(print_page, staging, binary)
+    if pdf_cache.reuse_pdf(project.pdf_cache_dir, key, staging / pdf_rel):
+        print(
+            f"PDF unchanged (same print page, assets and Chromium): reused"
+            f" {project.shown_path(project.pdf_cache_dir)}/{key[:12]}….pdf for {shown_as}/{pdf_rel}"
+        )
+        return 0
+    try:
+        printed = pdf.print_pdf(print_page, staging / pdf_rel, epoch)
+    except Exception as error:  # Playwright, Chromium or rendering: any of them fails the build
+        print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    pdf_cache.keep_pdf(project.pdf_cache_dir, key, staging / pdf_rel)
+    print(
+        f"PDF written to {shown_as}/{pdf_rel}: {printed.pages} pages, "
+        f"{printed.bytes / 1e6:.1f} MB, printed in {printed.seconds:.1f} s"
+    )
+    return 0
+
+
+def _keep_unchanged(staging: Path, site_dir: Path) -> None:
+    """Where a newly built file has the same bytes as the one in the old ``site_dir``, put the old
+    file itself (a hard link to it) in the new tree, so a rebuild rewrites only what changed: the
+    old file keeps its inode and modification time, for rsync, web servers' caches and readers.
+    Where hard links are not possible the new file simply stays."""
+    if not site_dir.is_dir():
+        return
+    for new in staging.rglob("*"):
+        old = site_dir / new.relative_to(staging)
+        if new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
+            continue
+        if old.stat().st_size != new.stat().st_size or not filecmp.cmp(old, new, shallow=False):
+            continue
+        link = new.with_name(new.name + ".keep")
+        try:
+            os.link(old, link)
+            os.replace(link, new)
+        except OSError:
+            link.unlink(missing_ok=True)
+
+
+def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None = None) -> None:
+    """Replace ``site_dir`` by ``staging``, keeping the old file wherever the bytes did not change,
+    then call ``swapped``. Two builds finishing at once take turns (a lock beside the site), so
+    neither reads or replaces the site while the other is half-way through: a build's record of
+    the files it left once failed on a file the other build's swap had just removed."""
+    with open(site_dir.with_name(f".{site_dir.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _keep_unchanged(staging, site_dir)
+        _swap(staging, site_dir)
+        if swapped is not None:
+            swapped()
+
+
+def _swap(staging: Path, site_dir: Path) -> None:
+    retired = None
+    if site_dir.exists():
+        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.retired-", dir=site_dir.parent))
+        retired.rmdir()
+        site_dir.rename(retired)
+    staging.rename(site_dir)
+    if retired is not None:
+        shutil.rmtree(retired, ignore_errors=True)

@@ -1,0 +1,82 @@
+"""Reuse the printed PDF when nothing it prints changed.
+
+**The PDF.** Printing the chapter in Chromium is the most expensive step of ``make site`` (about
+ten seconds), and most builds change nothing it prints. :func:`pdf_key` hashes everything the
+printed bytes depend on: the print page, every local file it loads (the site's CSS, scripts, fonts
+and pictures), the Chromium version, and the code that prints it (``pdf.py``, ``chromium.py`` and
+the Playwright and pypdf versions), plus ``SOURCE_DATE_EPOCH`` when it is set, since dates are
+printed into the file. Contents only, never timestamps. The PDF is kept in the cache under that key
+and copied into the new site when the key is found again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+from importlib import metadata
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from snippet_runner.site import chromium
+
+_REFERENCE = re.compile(rb"""(?:src|href)\s*=\s*["']([^"'#?]+)""")
+KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
+
+
+def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
+    digest = hashlib.sha256()
+    page = print_page.read_bytes()
+    digest.update(page)
+    for path in sorted(_local_references(page, print_page.parent, site) | _files_under(site / "assets")):
+        digest.update(path.relative_to(site).as_posix().encode())
+        digest.update(path.read_bytes())
+    digest.update(chromium.version(chromium_binary).encode())
+    here = Path(__file__).parent
+    for module in ("pdf.py", "chromium.py"):
+        digest.update((here / module).read_bytes())
+    for package in ("playwright", "pypdf"):
+        digest.update(f"{package}=={metadata.version(package)}".encode())
+    digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
+    return digest.hexdigest()
+
+
+def reuse_pdf(cache_dir: Path, key: str, target: Path) -> bool:
+    """Copy the PDF printed under ``key`` to ``target``, if there is one."""
+    cached = cache_dir / f"{key}.pdf"
+    if not cached.is_file():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(cached, target)
+    return True
+
+
+def keep_pdf(cache_dir: Path, key: str, printed: Path) -> Path:
+    """Store a freshly printed PDF under ``key`` (atomically), keeping the newest few."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    stored = cache_dir / f"{key}.pdf"
+    partial = stored.with_suffix(f".{os.getpid()}.tmp")
+    shutil.copyfile(printed, partial)
+    os.replace(partial, stored)
+    for old in sorted(cache_dir.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
+        old.unlink(missing_ok=True)
+    return stored
+
+
+def _local_references(page: bytes, folder: Path, site: Path) -> set[Path]:
+    found = set()
+    for match in _REFERENCE.finditer(page):
+        url = match.group(1).decode("utf-8", "replace")
+        if urlsplit(url).scheme or url.startswith("//"):
+            continue
+        path = (folder / unquote(url)).resolve()
+        if path.is_file() and path.is_relative_to(site.resolve()):
+            found.add(path)
+    return found
+
+
+def _files_under(folder: Path) -> set[Path]:
+    return {p.resolve() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else set()
+

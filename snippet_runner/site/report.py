@@ -1,0 +1,89 @@
+"""The execution report: which snippets ran in this build, which came from the cache, and what each
+cost, as one page, as sphinx-gallery's "computation times" page does for its examples. Slowest
+first, so an author sees what to trim.
+
+It is written into the site, as ``execution-report.html`` at its root, outside the navigation, the
+search index and the sitemap, marked ``noindex``: authors find it where they look at the build
+(``make site`` prints its path; ``make serve`` serves it). It is the one file of ``site/`` that is
+not the same bytes from one build of a commit to the next: it is that build's log (what ran, what
+came from the cache, how long each took), so the reproducibility test names it as its only
+exception. A small standalone HTML page, with no theme and no links.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from snippet_runner.checking.engine import RunRecord
+
+NAME = "execution-report.html"
+
+
+def write(folder: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
+    """Write the report into ``folder``; return its path."""
+    rows = sorted(_unique(records), key=lambda r: (-r.seconds, r.rel))
+    ran = [r for r in rows if not r.cached]
+    body = "\n".join(
+        "<tr>"
+        f'<th scope="row"><code>{escape(snippets_name)}/{escape(r.rel)}</code></th>'
+        f"<td>{_pages(shown.get(r.rel, []))}</td>"
+        f"<td>{'cache' if r.cached else 'ran'}</td>"
+        f'<td class="n">{r.seconds * 1000:.1f}</td>'
+        f'<td class="n">{r.peak_rss_growth_kb / 1024:.1f}</td>'
+        f'<td class="n">{r.output_bytes:,}</td>'
+        "</tr>"
+        for r in rows
+    )
+    total = sum(r.seconds for r in rows)
+    page = f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Execution report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; background: #fff; }}
+table {{ border-collapse: collapse; }}
+th, td {{ border-bottom: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }}
+td.n {{ text-align: right; font-variant-numeric: tabular-nums; }}
+.scroll {{ overflow-x: auto; }}
+</style>
+</head>
+<body>
+<main>
+<h1>Execution report</h1>
+<p>{len(rows)} snippets and notebooks in this build: {len(ran)} ran, {len(rows) - len(ran)} came from the cache.
+Their run times add up to {total:.2f} s (a cached one shows the time of the run that made its cache entry).
+Slowest first.</p>
+<div class="scroll" tabindex="0" role="region" aria-label="Snippets and their costs">
+<table>
+<thead><tr><th scope="col">Snippet</th><th scope="col">Shown on</th><th scope="col">This build</th>
+<th scope="col">Run time (ms)</th><th scope="col">Peak memory growth (MB)</th><th scope="col">Output (bytes)</th></tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>
+</div>
+</main>
+</body>
+</html>
+"""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / NAME
+    if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
+        path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _unique(records: list[RunRecord]) -> list[RunRecord]:
+    seen: dict[str, RunRecord] = {}
+    for record in records:
+        seen.setdefault(record.rel, record)
+    return list(seen.values())
+
+
+def _pages(places: list[str]) -> str:
+    pages = [escape(place.split(":")[0]) for place in places]
+    return ", ".join(dict.fromkeys(pages)) or "(none)"

@@ -1,0 +1,139 @@
+"""Whether a build would only write the ``site/`` that is already there: the key of its inputs.
+
+``make site`` with nothing changed should cost no more than a plain Material build (issue 8). Every
+expensive step of a build already reuses its own work by content (snippet results, pictures,
+notebooks, mkdocs-jupyter's conversions, the PDF), but a MkDocs build still renders every page,
+indexes them for search and writes the print page: about twice a plain Material build. MkDocs has
+no incremental build to lean on: ``--dirty`` re-renders only the pages whose Markdown changed, so a
+page whose snippet, approved output, template or setting changed would be left stale, and so would
+the search index and the print page. So the unit is the whole build: before it starts, ``site.py``
+computes the key of everything a build reads, and when it equals the key stored by the build that
+made the ``site/`` in place, and that ``site/`` is as that build left it, nothing is built and one
+line says so. ``--force`` builds anyway.
+
+The key covers, by content (never by timestamps):
+
+* every file of the project, except outputs and caches (``SKIPPED`` folders, the site folder, its
+  staging and retired copies and its lock, any virtualenv): ``docs/`` with its npm assets, ``snippets/`` with the
+  approved outputs, ``overrides/``, ``mkdocs.yml``, the drift records, this package's own code;
+* the interpreter, and the name and version of every installed distribution (their ``.dist-info``
+  folder names), so an upgraded torch, MkDocs, Material or plugin rebuilds;
+* the version Chromium (the PDF) reports, and the installed ``@viz-js/viz`` (Graphviz, which lays
+  out the pictures);
+* the build's date (``SOURCE_DATE_EPOCH``, or the last commit's time), and the environment
+  variables a build reads (``SNIPPETS_*``).
+
+"As that build left it" is every file of the site folder with its size, modification time and inode,
+recorded after the swap: a file edited, added or removed by hand means a real build.
+
+Looked at first: make and doit decide by timestamps, which the issue rules out (a checkout or a
+copy touches every file); MkDocs' ``--dirty`` (above). The key is a few stat calls and reading about
+8 MB, so a build with nothing changed costs a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from snippet_runner.pictures import vizjs
+from snippet_runner.site import chromium
+
+SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
+ENVIRONMENT = ("SNIPPETS_", "SOURCE_DATE_EPOCH", chromium.ENV_VAR)
+RECORDS = Path(".cache") / "site-builds"  # under the project: one record per site folder
+
+
+def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
+    """The key of everything a build of ``project`` into ``site_dir`` reads."""
+    digest = hashlib.blake2b(digest_size=20)
+    for path in _project_files(project, site_dir):
+        digest.update(path.relative_to(project).as_posix().encode() + b"\0")
+        with open(path, "rb") as source:
+            digest.update(hashlib.file_digest(source, "blake2b").digest())
+    digest.update(sys.version.encode())
+    for name in _distributions():
+        digest.update(name.encode() + b"\0")
+    browser = chromium.find()
+    digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
+    digest.update(f"{vizjs.version()}\0".encode())
+    digest.update(f"epoch={epoch}".encode())
+    for name in sorted(os.environ):
+        if name.startswith(ENVIRONMENT):
+            digest.update(f"{name}={os.environ[name]}\0".encode())
+    return digest.hexdigest()
+
+
+def is_current(project: Path, site_dir: Path, key: str) -> bool:
+    """True if ``site_dir`` was built from inputs with this key and is untouched since."""
+    try:
+        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not (isinstance(record, dict) and record.get("key") == key):
+        return False
+    try:
+        return record.get("files") == _files(site_dir)
+    except OSError:  # a file went while it was listed: another build is swapping its site in
+        return False
+
+
+def remember(project: Path, site_dir: Path, key: str) -> None:
+    """Record, after a successful build, the key it was built from and the files it left."""
+    path = _record_path(project, site_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps({"key": key, "files": _files(site_dir)}), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def forget(project: Path, site_dir: Path) -> None:
+    """Before a build replaces ``site_dir``: until it has finished, no record claims it is current."""
+    _record_path(project, site_dir).unlink(missing_ok=True)
+
+
+def _record_path(project: Path, site_dir: Path) -> Path:
+    name = hashlib.blake2b(str(site_dir.resolve()).encode(), digest_size=8).hexdigest()
+    return project / RECORDS / f"{site_dir.name}-{name}.json"
+
+
+def _project_files(project: Path, site_dir: Path) -> list[Path]:
+    site = site_dir.resolve()
+    outputs = (f"{site.name}.staging-", f"{site.name}.retired-")
+    lock = f".{site.name}.lock"  # site.py's, beside the site folder
+    found = []
+    for folder, dirs, files in os.walk(project):
+        here = Path(folder)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIPPED
+            and (here / d).resolve() != site
+            and not d.startswith(outputs)
+            and not (here / d / "pyvenv.cfg").exists()
+        )
+        found += [here / f for f in sorted(files) if f != lock and (here / f).is_file()]
+    return found
+
+
+def _files(site_dir: Path) -> dict[str, list[int]]:
+    out = {}
+    for folder, _, files in os.walk(site_dir):
+        for name in files:
+            path = os.path.join(folder, name)
+            info = os.stat(path)
+            out[os.path.relpath(path, site_dir)] = [info.st_size, info.st_mtime_ns, info.st_ino]
+    return dict(sorted(out.items()))
+
+
+def _distributions() -> list[str]:
+    names = set()
+    for entry in sys.path:
+        try:
+            names.update(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            continue
+    return sorted(names)

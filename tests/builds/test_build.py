@@ -1,0 +1,206 @@
+"""The build as an author meets it: `python -m snippet_runner site` on a small throwaway project.
+
+Each bad input must stop the build with one message naming the page line and the snippet's
+file:line, and leave the previous site/ untouched.
+"""
+
+import pytest
+from throwaway import GRAPH_SNIPPET
+
+from devtools.scratch import MINIMAL_CONFIG, serving
+
+
+def test_good_build_shows_code_and_output(scratch):
+    code, log = scratch.build()
+    assert code == 0, log
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert "snippets/page/hello.py" in html and "snippet-output" in html
+    assert "snippets: 1 run, 0 from cache" in log
+
+
+def test_second_build_runs_nothing_and_an_edit_reruns_one(scratch):
+    scratch.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/other.py }}\n")
+    scratch.write("snippets/page/other.py", "print('other')\n")
+    scratch.write("snippets/page/other.out", "other\n")
+    assert scratch.build()[0] == 0
+    code, log = scratch.build(force=True)  # a real build (unforced, nothing changed means none)
+    assert code == 0 and "snippets: 0 run, 2 from cache" in log
+    scratch.write("snippets/page/other.py", "print('other')  # a comment changes the bytes\n")
+    code, log = scratch.build()
+    assert code == 0 and "snippets: 1 run, 1 from cache" in log
+
+
+BAD_INPUTS = {
+    "missing snippet": (
+        "{{ run page/nope.py }}",
+        None,
+        "docs/index.md:3: snippets/page/nope.py:1: snippet file does not exist",
+    ),
+    "syntax error": (
+        "{{ run page/bad.py }}",
+        "x = 1\nif x\n    print(x)\n",
+        "docs/index.md:3: snippets/page/bad.py:2: syntax error",
+    ),
+    "unexpected exception": (
+        "{{ run page/bad.py }}",
+        "print('start')\nraise ValueError('nope')\n",
+        "docs/index.md:3: snippets/page/bad.py:2: raised an unexpected ValueError: nope",
+    ),
+    "timeout": (
+        "{{ run page/bad.py }}",
+        "# snippet: timeout 1\nwhile True: pass  # one line, so the line named is always 2\n",
+        "docs/index.md:3: snippets/page/bad.py:2: timed out after 1 s",
+    ),
+    "malformed include": (
+        "{{ run page/bad.py",
+        None,
+        "docs/index.md:3: malformed include '{{ run page/bad.py'",
+    ),
+    "declared error missing": (
+        "{{ run page/bad.py }}",
+        "# snippet: raises RuntimeError: boom\nprint('no boom')\n",
+        "docs/index.md:3: snippets/page/bad.py:1: was declared to raise RuntimeError: boom",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(scratch, case):
+    assert scratch.build()[0] == 0
+    before = (scratch.root / "site" / "index.html").read_text()
+    include, code, expected = BAD_INPUTS[case]
+    if code is not None:
+        scratch.write("snippets/page/bad.py", code)
+    scratch.write("docs/index.md", f"# Page\n\n{include}\n")
+    status, log = scratch.build()
+    assert status != 0
+    assert expected in log
+    assert "site/ was left as it was" in log
+    assert (scratch.root / "site" / "index.html").read_text() == before
+    assert not list(scratch.root.glob("site.staging-*"))
+
+
+def test_changed_output_fails_the_build_with_a_diff(scratch):
+    scratch.write("snippets/page/hello.py", "print('hello, changed')\n")
+    status, log = scratch.build()
+    assert status != 0
+    assert "docs/index.md:5: snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out" in log
+    assert "-hello\n+hello, changed" in log
+
+
+def test_serve_mode_shows_unapproved_output_with_a_warning(scratch):
+    scratch.write("snippets/page/hello.py", "print('hello, changed')\n")
+    status, log = scratch.build(SNIPPETS_APPROVAL="warn")
+    assert status == 0, log
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert "Output not yet approved" in html
+    assert "hello, changed" in html
+
+
+def test_execution_off_shows_code_only(scratch):
+    status, log = scratch.build(SNIPPETS_EXECUTE="0")
+    assert status == 0, log
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert "snippets/page/hello.py" in html and "snippet-output" not in html
+
+
+def test_serve_watches_snippets_and_reuses_one_warm_worker_across_rebuilds(scratch):
+    """What `mkdocs serve` does on an edit: reload the config, rebuild in the same process."""
+    with serving(scratch.root, scratch.root / "served") as served:
+        plugin = served.rebuild()
+        assert str(scratch.root / "snippets") in served.config.watch
+        scratch.write("snippets/page/hello.py", "print('hello, edited')\n")
+        assert served.rebuild() is plugin
+        assert [(r.rel, r.cached) for r in plugin.engine.records] == [("page/hello.py", False)]
+        assert plugin.engine.runner.workers_started == 1
+        html = (scratch.root / "served" / "index.html").read_text()
+        assert "hello, edited" in html and "Output not yet approved" in html
+
+
+def test_a_dirty_serve_renders_again_exactly_the_pages_whose_snippets_or_settings_changed(scratch):
+    """`make serve` serves with --dirty: MkDocs renders again only pages whose Markdown changed;
+    the plugin adds the pages whose snippets now show something else, and every page when a
+    setting changed."""
+    scratch.write("docs/other.md", "# Other\n\nNo snippet here.\n")
+    scratch.write("overrides/main.html", '{% extends "base.html" %}\n')
+    config = (scratch.root / "mkdocs.yml").read_text()
+    scratch.write("mkdocs.yml", config.replace("theme: mkdocs", "theme:\n  name: mkdocs\n  custom_dir: overrides"))
+    served_dir = scratch.root / "served"
+    stamp = lambda: {p: (served_dir / p).stat().st_mtime_ns for p in ("index.html", "other/index.html")}  # noqa: E731
+    with serving(scratch.root, served_dir, dirty=True) as served:
+        served.rebuild()
+        first = stamp()
+        scratch.write("snippets/page/hello.py", "print('hello, edited')\n")  # index.md itself is unchanged
+        served.rebuild()
+        assert "hello, edited" in (served_dir / "index.html").read_text()
+        second = stamp()
+        assert second["index.html"] != first["index.html"] and second["other/index.html"] == first["other/index.html"]
+        served.config_file = "mkdocs.yml"  # as `mkdocs serve` reloads it: by the path it was given
+        served.rebuild()  # nothing changed: nothing rendered
+        assert stamp() == second
+        scratch.write("mkdocs.yml", (scratch.root / "mkdocs.yml").read_text() + "site_description: new\n")
+        served.rebuild()
+        assert all(stamp()[p] != second[p] for p in second), "a setting changed: every page is rendered"
+
+
+def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
+    scratch.write("snippets/page/hello.py", "print('hello, accepted')\n")
+    code, log = scratch.accept()
+    assert code == 0, log
+    assert "updated snippets/page/hello.out" in log
+    assert (scratch.root / "snippets" / "page" / "hello.out").read_text() == "hello, accepted\n"
+    assert scratch.build()[0] == 0
+
+
+def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch):
+    """The picture on the built page is drawn from the run: change x, and the page's graph (its
+    SVG text and its caption) shows the new gradient, once approved; a warm build draws nothing."""
+    scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
+    scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
+    assert scratch.accept()[0] == 0
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "pictures: 1 drawn" in log
+    page = (scratch.root / "site" / "index.html").read_text()
+    figure = page[page.index('<figure class="snippet-picture') : page.index("</figure>")]
+    assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
+    code, log = scratch.build(force=True)
+    assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn in 0.00 s, 1 from cache" in log
+
+    scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="3.0"))
+    code, log = scratch.build()
+    assert code != 0
+    assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
+    assert scratch.accept()[0] == 0
+    assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()
+    code, log = scratch.build()
+    assert code == 0, log
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert ">leaf · .grad = 78</text>" in page and "x.grad = 78" in page and ".grad = 60" not in page
+
+
+def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
+    """Pictures pass through Python-Markdown's HTML stash, so indentation cannot turn them into a
+    code block or escaped text."""
+    scratch.write(
+        "mkdocs.yml",
+        MINIMAL_CONFIG
+        + "markdown_extensions:\n  - admonition\n  - pymdownx.superfences\n"
+        + "  - pymdownx.tabbed:\n      alternate_style: true\n",
+    )
+    scratch.write(
+        "docs/index.md",
+        '# Page\n\n=== "Tab"\n\n    {{ run page/curve.py }}\n\n!!! note\n\n    {{ run page/curve.py }}\n',
+    )
+    scratch.write(
+        "snippets/page/curve.py",
+        "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n",
+    )
+    assert scratch.accept()[0] == 0
+    code, log = scratch.build()
+    assert code == 0, log
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert page.count('<figure class="snippet-picture snippet-picture-curves"') == 2
+    assert "&lt;svg" not in page and "&lt;figure" not in page
+    tab = page[page.index('class="tabbed-block"') :]
+    assert tab.index("<figure") < tab.index('class="admonition note"')  # the first one is inside the tab

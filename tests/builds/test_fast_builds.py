@@ -1,0 +1,186 @@
+"""The cost of a build follows what changed: the PDF is printed again only when something it prints
+changed, a notebook page comes from cache when its notebook did not, a corrupt cache entry is
+rebuilt, builds running at once do not corrupt each other, and every build reports what ran.
+
+No test here times anything: each checks the behaviour that makes a build cheap.
+"""
+
+from __future__ import annotations
+
+import json
+
+from devtools.scratch import MINIMAL_CONFIG
+
+MATERIAL_WITH_PDF = """
+site_name: scratch
+theme:
+  name: material
+  font: false
+plugins:
+  - snippet-runner:
+      preload: []
+  - print-site:
+      path_to_pdf: pdf/scratch.pdf
+      add_cover_page: false
+"""
+
+NOTEBOOKS = """
+site_name: scratch
+theme: mkdocs
+plugins:
+  - snippet-runner:
+      preload: []
+      notebooks:
+        lessons: lessons
+  - mkdocs-jupyter:
+      include: ["*.ipynb"]
+      ignore: ["*.md"]
+"""
+
+
+def test_an_unchanged_pdf_is_not_printed_again_and_a_changed_one_is(scratch):
+    scratch.write("mkdocs.yml", MATERIAL_WITH_PDF)
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "PDF written to site/pdf/scratch.pdf" in log
+    first = (scratch.root / "site" / "pdf" / "scratch.pdf").read_bytes()
+
+    code, log = scratch.build(force=True)
+    assert code == 0, log
+    assert "PDF unchanged (same print page, assets and Chromium): reused" in log
+    assert "PDF written" not in log
+    assert (scratch.root / "site" / "pdf" / "scratch.pdf").read_bytes() == first
+
+    scratch.write("docs/index.md", "# Page\n\nIntro, now longer.\n\n{{ run page/hello.py }}\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "PDF written to site/pdf/scratch.pdf" in log
+
+
+def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
+    scratch.write("mkdocs.yml", NOTEBOOKS)
+    scratch.write("snippets/lessons/lesson_1.py", "# %% [markdown]\n# # A lesson\n\n# %%\nprint('lesson')\n")
+    scratch.write("snippets/lessons/lesson_1.out", "lesson\n")
+    page = scratch.root / "site" / "lessons" / "lesson_1" / "index.html"
+
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Converting notebook" in log
+    fresh = page.read_bytes()
+
+    code, log = scratch.build(force=True)
+    assert code == 0, log
+    assert "Converting notebook" not in log and "Cache hit" in log
+    assert page.read_bytes() == fresh
+
+
+def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(scratch):
+    assert scratch.build()[0] == 0
+    for entry in (scratch.root / ".cache" / "snippets").rglob("*.json"):
+        entry.write_text('{"outputs": ["wrong output\\n"], "id"')  # truncated mid-write
+    code, log = scratch.build(force=True)  # the cache is not an input: nothing else changed
+    assert code == 0, log
+    assert "discarded an unreadable cache entry for page/hello.py" in log
+    assert "snippets: 1 run, 0 from cache" in log
+    assert "wrong output" not in (scratch.root / "site" / "index.html").read_text()
+
+
+def test_two_builds_at_once_do_not_corrupt_each_other(scratch):
+    for i in range(8):
+        scratch.write(f"snippets/page/n{i}.py", f"print({i} * {i})\n")
+        scratch.write(f"snippets/page/n{i}.out", f"{i * i}\n")
+    scratch.write("docs/index.md", "# Page\n\n" + "".join(f"{{{{ run page/n{i}.py }}}}\n\n" for i in range(8)))
+    builds = [scratch.start_build() for _ in range(2)]
+    logs = [build.communicate(timeout=300)[0] for build in builds]
+    assert [build.returncode for build in builds] == [0, 0], logs
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert all(f"{i * i}" in html for i in range(8))
+    assert not list(scratch.root.glob("site.*"))
+    code, log = scratch.build(force=True)
+    assert code == 0 and "snippets: 0 run, 8 from cache" in log, log  # the cache is whole
+
+
+def test_a_build_records_what_it_left_while_its_site_is_locked_in_place(tmp_path):
+    """Two builds at once once failed: one listed site/ for its record while the other swapped its
+    own site in (a file vanished mid-listing). The record is now written under the swap's lock."""
+    import fcntl
+
+    from snippet_runner.site import build as site
+
+    site_dir, staging = tmp_path / "site", tmp_path / "staging"
+    staging.mkdir()
+    (staging / "index.html").write_text("new")
+    held = []
+
+    def swapped():
+        with open(tmp_path / ".site.lock", "w") as other:  # what a second build would take
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(False)
+            except BlockingIOError:
+                held.append(True)
+        held.append((site_dir / "index.html").read_text())
+
+    site._swap_in(staging, site_dir, swapped)
+    assert held == [True, "new"]
+
+
+def test_a_site_that_changes_while_it_is_checked_is_not_current(scratch, monkeypatch):
+    from snippet_runner.site import skip as unchanged
+
+    assert scratch.build()[0] == 0
+    site_dir = scratch.root / "site"
+    key = json.loads(next((scratch.root / unchanged.RECORDS).glob("*.json")).read_text())["key"]
+    assert unchanged.is_current(scratch.root, site_dir, key)
+    real_stat = unchanged.os.stat
+
+    def vanishing(path, *args, **kwargs):  # another build's swap removes a file mid-listing
+        if str(path).endswith("index.html"):
+            raise FileNotFoundError(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(unchanged.os, "stat", vanishing)
+    assert unchanged.is_current(scratch.root, site_dir, key) is False
+
+
+def test_every_build_writes_an_execution_report_slowest_first(scratch):
+    scratch.write("snippets/page/slow.py", "import time\ntime.sleep(0.3)\nprint('slow')\n")
+    scratch.write("snippets/page/slow.out", "slow\n")
+    scratch.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/slow.py }}\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Execution report (each snippet's page, run time, memory, output):" in log
+    assert (
+        "Execution report (what ran, what came from the cache, and what each cost): site/execution-report.html" in log
+    )
+    report = (scratch.root / "site" / "execution-report.html").read_text()
+    assert report.index("page/slow.py") < report.index("page/hello.py")  # slowest first
+    assert "<td>docs/index.md</td>" in report
+    assert report.count("<td>ran</td>") == 2
+    assert scratch.build(force=True)[0] == 0
+    report = (scratch.root / "site" / "execution-report.html").read_text()
+    assert report.count("<td>cache</td>") == 2
+
+
+def test_a_build_with_nothing_changed_is_skipped_and_any_changed_input_builds(scratch):
+    assert scratch.build()[0] == 0
+    code, log = scratch.build()
+    assert code == 0 and "site/ is up to date" in log and "snippets:" not in log, log  # no MkDocs at all
+    changes = {
+        "a page": lambda: scratch.write("docs/index.md", "# Page\n\nNew prose.\n\n{{ run page/hello.py }}\n"),
+        "a snippet and its approved output": lambda: (
+            scratch.write("snippets/page/hello.py", "print('hello again')\n"),
+            scratch.write("snippets/page/hello.out", "hello again\n"),
+        ),
+        "mkdocs.yml": lambda: scratch.write("mkdocs.yml", MINIMAL_CONFIG + "site_description: changed\n"),
+        "a file of site/ edited by hand": lambda: (scratch.root / "site" / "index.html").write_text("edited"),
+        "a file of site/ deleted": lambda: (scratch.root / "site" / "404.html").unlink(),
+    }
+    for what, change in changes.items():
+        change()
+        code, log = scratch.build()
+        assert code == 0 and "Site built into site/" in log, f"{what}: {log}"
+        assert "up to date" in scratch.build()[1], what
+    code, log = scratch.build(SNIPPETS_APPROVAL="strict")  # the environment a build reads is an input too
+    assert code == 0 and "Site built into site/" in log, log
+    assert "Site built into site/" in scratch.build(force=True)[1]

@@ -1,0 +1,356 @@
+"""Safe execution, tested the way a hostile or careless pull request would meet it: each bad input is
+made to happen in a real `make site` (`python -m snippet_runner site`) on a throwaway project, and
+every outcome is checked the same way:
+
+* one clear message naming the page and the snippet's file:line;
+* the previous ``site/`` intact;
+* nothing written outside the project;
+* no process left running.
+
+Most cases share one build, one page each: that build must also report every failure, in page
+order, in one run. Cases that stop a build before any page runs (settings, the preload) or that
+must pass (leftovers that may not change the next snippet) have builds of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+
+import psutil
+import pytest
+
+from devtools.scratch import ScratchProject
+
+# A write from C code (libc's open), which Python's audit hook does not see.
+_C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+_REFUSED = (
+    "if fd < 0:\n"
+    "    raise PermissionError(ctypes.get_errno(), 'the kernel refused the write: ' + os.strerror(ctypes.get_errno()))\n"
+    "print('written')\n"
+)
+DEV_PROBE = "/dev/snippet-runner-probe"
+
+# Each case: its page (docs/<name>.md) includes snippets/<name>/bad.py. (code, expected message)
+BROKEN = {
+    "traversal": (
+        None,  # the page itself is the bad input, see below
+        "docs/traversal.md:3: snippets/../../evil.py:1: '../../evil.py' resolves to",
+    ),
+    "symlink_out": (None, "an include must name a file inside snippets/"),
+    "writes_a_page": (
+        "from pathlib import Path\nPath('../../docs/index.md').write_text('defaced')\n",
+        "docs/writes_a_page.md:3: snippets/writes_a_page/bad.py:2: raised an unexpected PermissionError:"
+        " snippets may not write to",
+    ),
+    "deletes_a_page": (
+        "import os\n\nos.remove('../../docs/index.md')\n",
+        "docs/deletes_a_page.md:3: snippets/deletes_a_page/bad.py:3: raised an unexpected PermissionError",
+    ),
+    # The same two writes from C, past the audit hook: the kernel (Landlock) refuses them.
+    "writes_from_c": (
+        _C_OPEN + "fd = libc.open(b'../../docs/index.md', os.O_WRONLY | os.O_TRUNC)\n" + _REFUSED,
+        "docs/writes_from_c.md:3: snippets/writes_from_c/bad.py:7: raised an unexpected PermissionError:"
+        " [Errno 13] the kernel refused the write: Permission denied",
+    ),
+    # /dev holds the machine's disks, and the build may run as root: a snippet may write to
+    # /dev/null and its like (and /dev/shm), not make or change anything else there.
+    "makes_a_device_file": (
+        _C_OPEN + f"fd = libc.open(b'{DEV_PROBE}', os.O_WRONLY | os.O_CREAT, 0o600)\n" + _REFUSED,
+        "docs/makes_a_device_file.md:3: snippets/makes_a_device_file/bad.py:7: raised an unexpected"
+        " PermissionError: [Errno 13] the kernel refused the write: Permission denied",
+    ),
+    "memory": (
+        "print('allocating')\nblock = bytearray(5 * 1024**3)\n",
+        "docs/memory.md:3: snippets/memory/bad.py:2: stopped at its memory limit of 3GB",
+    ),
+    "output": (
+        "for i in range(40_000):\n    print('a line of output that is long enough', i)\n",
+        "docs/output.md:3: snippets/output/bad.py:2: stopped at its output limit of 1MB",
+    ),
+    "network": (
+        "import socket\n\nsocket.create_connection(('127.0.0.1', 9), timeout=1)\n",
+        "docs/network.md:3: snippets/network/bad.py:3: raised an unexpected PermissionError: snippets may not use"
+        " the network",
+    ),
+    "segfault": (
+        "import ctypes\nprint('before')\nctypes.string_at(0)\n",
+        "docs/segfault.md:3: snippets/segfault/bad.py:3: the process running this snippet died here",
+    ),
+    "os_exit": (
+        "import os\n\nos._exit(3)\n",
+        "docs/os_exit.md:3: snippets/os_exit/bad.py:3: the process running this snippet died here (exit code 3)",
+    ),
+    "sys_exit": (
+        "import sys\nprint('half')\nsys.exit(0)\nprint('the rest')\n",
+        "docs/sys_exit.md:3: snippets/sys_exit/bad.py:3: called sys.exit(0)",
+    ),
+    "not_utf8": (
+        b"print('caf\xe9')\n",
+        "docs/not_utf8.md:3: snippets/not_utf8/bad.py:1: is not UTF-8: byte 0xe9 at offset 10",
+    ),
+    "address": (
+        "value = object()\nprint('made it')\nprint(id(value))\n",
+        "docs/address.md:3: snippets/address/bad.py:3: printed a memory address",
+    ),
+    "mid_line": (None, "docs/mid_line.md:3: malformed include 'Look: {{ run mid_line/bad.py }}'"),
+    "timeout": (
+        "# snippet: timeout 1\nimport time\nwhile True:\n    time.sleep(0.01)\n",
+        "docs/timeout.md:3: snippets/timeout/bad.py:",
+    ),
+}
+
+
+def _page(name: str) -> str:
+    if name == "traversal":
+        return "# Traversal\n\n{{ run ../../evil.py }}\n"
+    if name == "symlink_out":
+        return "# Symlink\n\n{{ run symlink_out/bad.py }}\n"
+    if name == "mid_line":
+        return "# Mid line\n\nLook: {{ run mid_line/bad.py }}\n"
+    return f"# {name}\n\n{{{{ run {name}/bad.py }}}}\n"
+
+
+def _nav(names) -> str:
+    return "nav:\n  - index.md\n" + "".join(f"  - {name}.md\n" for name in names)
+
+
+def _outside(tmp_path) -> set[str]:
+    return {p.name for p in tmp_path.iterdir()} - {"project"}
+
+
+def _processes_in(root) -> list[str]:
+    left = []
+    for process in psutil.process_iter(["pid", "cwd", "cmdline"]):
+        cwd, cmdline = process.info["cwd"] or "", " ".join(process.info["cmdline"] or [])
+        if process.info["pid"] != os.getpid() and (cwd.startswith(str(root)) or str(root) in cmdline):
+            left.append(f"{process.info['pid']}: {cmdline} (in {cwd})")
+    return left
+
+
+@pytest.fixture(scope="module")
+def built_minimal(tmp_path_factory):
+    """The minimal project with a good site/, built once; each test works on a copy of it."""
+    scratch = ScratchProject.minimal(tmp_path_factory.mktemp("template") / "project")
+    code, log = scratch.build()
+    assert code == 0, log
+    return scratch.root
+
+
+@pytest.fixture
+def project(tmp_path, built_minimal):
+    """A project in tmp_path/project, with a good site/ built; tmp_path/evil.py outside it."""
+    shutil.copytree(built_minimal, tmp_path / "project", symlinks=True)
+    scratch = ScratchProject(tmp_path / "project")
+    (tmp_path / "evil.py").write_text(
+        "from pathlib import Path\nPath(__file__).with_name('ran.txt').write_text('evil ran')\nprint('evil')\n"
+    )
+    scratch.good_index = (scratch.root / "site" / "index.html").read_bytes()
+    scratch.outside_before = _outside(tmp_path)
+    return scratch
+
+
+def _assert_contained(project, tmp_path):
+    assert (project.root / "site" / "index.html").read_bytes() == project.good_index, "site/ was changed"
+    assert not list(project.root.glob("site.staging-*")), "a staging folder was left behind"
+    assert _outside(tmp_path) == project.outside_before, "something was written outside the project"
+    assert _processes_in(project.root) == [], "processes were left running"
+
+
+def test_every_bad_snippet_fails_the_build_with_its_page_and_line_all_in_one_run(project, tmp_path):
+    names = list(BROKEN)
+    project.write(
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nstrict: true\n"
+        + _nav(names)
+        + "plugins:\n  - snippet-runner:\n      preload: []\n",
+    )
+    for name, (code, _) in BROKEN.items():
+        project.write(f"docs/{name}.md", _page(name))
+        if isinstance(code, bytes):
+            (project.root / "snippets" / name).mkdir(parents=True)
+            (project.root / "snippets" / name / "bad.py").write_bytes(code)
+        elif code is not None:
+            project.write(f"snippets/{name}/bad.py", code)
+    (project.root / "snippets" / "symlink_out").mkdir()
+    (project.root / "snippets" / "symlink_out" / "bad.py").symlink_to(tmp_path / "evil.py")
+
+    try:
+        status, log = project.build()
+    finally:
+        made = os.path.exists(DEV_PROBE)
+        if made:
+            os.unlink(DEV_PROBE)
+    assert not made, f"a snippet made {DEV_PROBE}"
+
+    assert status != 0
+    assert f"{len(BROKEN)} snippets failed, in page order" in log
+    positions = []
+    for name, (_, expected) in BROKEN.items():
+        assert expected in log, f"{name}: {expected!r} not in the build log:\n{log[-6000:]}"
+        positions.append(log.index(expected))
+    assert positions == sorted(positions), "failures are not listed in page order"
+    assert "evil ran" not in log and not (tmp_path / "ran.txt").exists(), "a file outside snippets/ ran"
+    assert (project.root / "docs" / "index.md").read_text().startswith("# Page"), "a snippet changed a page"
+    assert "… cut:" in log, "the 1 MB output was not cut in the message"
+    assert len(log) < 200_000
+    _assert_contained(project, tmp_path)
+
+
+LEFTOVERS = {
+    # culprit code: each leaves something behind that used to change the next snippet's output
+    "repr": "import torch\ntorch.Tensor.__repr__ = lambda self: 'patched'\nprint('patched the repr')\n",
+    "device": "import torch\ntorch.set_default_device('meta')\nprint('default device is meta')\n",
+    "print": "import builtins\nbuiltins.print = lambda *a, **k: None\n",
+    "thread": (
+        "import threading, time\n\n"
+        "def nag():\n    time.sleep(0.2)\n    while True:\n        print('nag')\n        time.sleep(0.001)\n\n"
+        "threading.Thread(target=nag).start()\nprint('started a thread that prints later')\n"
+    ),
+    "child": "import subprocess\nsubprocess.Popen(['sleep', '313.25'])\nprint('started a child process')\n",
+    "file": "handle = open(__file__)\nprint('left a file open')\n",
+    # what a snippet may write outside its scratch folder: the null device (from Python, from C,
+    # and a child's output thrown away), and POSIX shared memory and semaphores (/dev/shm)
+    "devnull": (
+        "import ctypes, multiprocessing, os, subprocess\n"
+        "open(os.devnull, 'w').write('gone')\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "assert libc.open(b'/dev/null', os.O_WRONLY) >= 0, os.strerror(ctypes.get_errno())\n"
+        "subprocess.run(['echo', 'gone'], stdout=subprocess.DEVNULL, check=True)\n"
+        "lock = multiprocessing.Lock()\n"
+        "print('wrote to /dev/null, made a lock')\n"
+    ),
+}
+INNOCENT = "import torch\n\nprint(torch.ones(2) * 3)\nprint('done')\n"
+
+
+def test_leftovers_never_change_the_next_snippet(project, tmp_path):
+    project.write(
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nstrict: true\nplugins:\n  - snippet-runner:\n      preload: [torch]\n",
+    )
+    lines = ["# Leftovers", ""]
+    for name, culprit in LEFTOVERS.items():
+        project.write(f"snippets/index/{name}.py", culprit)
+        project.write(f"snippets/index/{name}_next.py", INNOCENT)
+        lines += [f"{{{{ run index/{name}.py }}}}", "", f"{{{{ run index/{name}_next.py }}}}", ""]
+    project.write("docs/index.md", "\n".join(lines))
+    code, log = project.accept()
+    assert code == 0, log
+    for name in LEFTOVERS:
+        assert (project.root / "snippets" / "index" / f"{name}_next.out").read_text() == "tensor([3., 3.])\ndone\n", (
+            name
+        )
+    code, log = project.build()
+    assert code == 0, log
+    assert not [p for p in psutil.process_iter(["cmdline"]) if "313.25" in " ".join(p.info["cmdline"] or [])]
+    assert _processes_in(project.root) == []
+
+
+def test_a_failure_is_never_cached_so_reverting_the_cause_is_enough(project):
+    project.write("snippets/page/hello.py", "print('hello, broken')\n")
+    assert project.build()[0] != 0
+    project.write("snippets/page/hello.py", "print('hello')\n")
+    code, log = project.build()
+    assert code == 0, log  # no `rm -rf .cache` needed
+
+
+@pytest.mark.parametrize(
+    "setting, expected",
+    [
+        ("cache_dir: /tmp/elsewhere", "mkdocs.yml (snippet-runner cache_dir): /tmp/elsewhere is not a folder inside"),
+        ("cache_dir: ../elsewhere", "mkdocs.yml (snippet-runner cache_dir)"),
+        ("notebook_dir: ../../notebooks", "mkdocs.yml (snippet-runner notebook_dir)"),
+        ("notebooks: {'../..': lessons}", "mkdocs.yml (snippet-runner notebooks): '../..' must be a folder inside"),
+        ("snippets_dir: /etc", "mkdocs.yml (snippet-runner snippets_dir)"),
+    ],
+)
+def test_a_setting_that_points_outside_the_project_is_refused(project, tmp_path, setting, expected):
+    project.write(
+        "mkdocs.yml",
+        f"site_name: scratch\ntheme: mkdocs\nstrict: true\nplugins:\n  - snippet-runner:\n      preload: []\n      {setting}\n",
+    )
+    status, log = project.build()
+    assert status != 0 and expected in log, log
+    _assert_contained(project, tmp_path)
+
+
+def test_a_pdf_path_outside_the_site_is_refused(project, tmp_path):
+    project.write(
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nplugins:\n  - snippet-runner:\n      preload: []\n"
+        "  - print-site:\n      path_to_pdf: ../../escaped.pdf\n",
+    )
+    status, log = project.build()
+    assert status != 0 and "mkdocs.yml (snippet-runner print-site path_to_pdf)" in log, log
+    _assert_contained(project, tmp_path)
+
+
+def test_a_failed_preload_is_reported_once_as_such(project, tmp_path):
+    project.write(
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nplugins:\n  - snippet-runner:\n      preload: [no_such_module]\n",
+    )
+    project.write("snippets/page/hello.py", "print('hello')  # edited, so it must run\n")
+    status, log = project.build()
+    assert status != 0
+    assert log.count("could not import 'no_such_module'") == 1, log
+    assert "mkdocs.yml (snippet-runner preload)" in log and "ModuleNotFoundError" in log
+    _assert_contained(project, tmp_path)
+
+
+def test_make_accept_never_runs_or_writes_outside_snippets(project, tmp_path):
+    project.write("docs/index.md", "# Page\n\n{{ run ../../evil.py }}\n")
+    code, log = project.accept()
+    assert code != 0 and "an include must name a file inside snippets/" in log
+    assert not (tmp_path / "evil.out").exists() and not (tmp_path / "ran.txt").exists()
+    _assert_contained(project, tmp_path)
+
+
+def test_make_accept_refuses_an_output_that_differs_between_two_runs(project, tmp_path):
+    project.write("snippets/page/hello.py", "import random\nprint('value:', random.random())\n")
+    code, log = project.accept()
+    assert code != 0
+    assert "snippets/page/hello.py:1: printed something different in two fresh runs" in log
+    assert "--- first run" in log and "+++ second run" in log
+    assert (project.root / "snippets" / "page" / "hello.out").read_text() == "hello\n"  # not approved
+    _assert_contained(project, tmp_path)
+
+
+def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeypatch, capsys):
+    """A KeyboardInterrupt raised while a finalizer or a library's ``except BaseException`` runs is
+    lost there; the build must end as interrupted all the same, and keep the old site."""
+    from snippet_runner.site import build as site
+
+    def build_that_swallows_it(config, staging):
+        (staging / "index.html").write_text("half a new site")
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except BaseException:  # noqa: BLE001, S110 - what the library does
+            pass
+        return 0
+
+    monkeypatch.setattr(site, "_mkdocs_build", build_that_swallows_it)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("the old site")
+    code = site.build(None, tmp_path / "site", tmp_path / "mkdocs.yml", epoch=0)
+    assert code == 130 and "Build interrupted; site/ was left as it was" in capsys.readouterr().err
+    assert (tmp_path / "site" / "index.html").read_text() == "the old site"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folder left
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project, tmp_path):
+    project.write("snippets/page/hello.py", "import time\ntime.sleep(20)\nprint('hello')\n")
+    build = project.start_build(start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(project.root.glob("site.staging-*")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2)  # well into the build: the snippet is sleeping
+    os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    log, _ = build.communicate(timeout=60)
+    assert build.returncode != 0
+    assert "Build interrupted; site/ was left as it was" in log
+    _assert_contained(project, tmp_path)

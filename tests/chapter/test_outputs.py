@@ -1,0 +1,20 @@
+"""Every example on the site, run fresh, prints exactly its approved output (doctest-style).
+
+After upgrading torch, this is the test that lists what changed: each failure names the snippet
+and shows a unified diff against its approved ``.out`` file.
+"""
+
+import pytest
+from real_chapter import chapter_snippets
+
+from snippet_runner import SnippetError
+
+# All of these read the outcomes of the session's one build of the chapter (the fresh_runs fixture).
+
+
+@pytest.mark.parametrize("rel", chapter_snippets())
+def test_snippet_prints_its_approved_output(rel, fresh_runs):
+    result = fresh_runs[rel]
+    if isinstance(result, SnippetError):
+        pytest.fail(str(result), pytrace=False)
+    assert result.verdict.approved

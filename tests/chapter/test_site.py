@@ -1,0 +1,235 @@
+"""The real site, built strictly: every page reachable, and the chapter's outputs shown as real output."""
+
+import html
+import re
+
+import pytest
+import yaml
+from real_chapter import DOCS, ROOT
+
+OUTPUT_BLOCK = re.compile(r'<div class="snippet-output[^"]*">(.*?)</div>', re.S)
+
+
+def nav_pages() -> list[str]:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+
+    def walk(items):
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            if isinstance(value, list):
+                yield from walk(value)
+            else:
+                yield value
+
+    return list(walk(config["nav"]))
+
+
+def html_path(site, page: str):
+    """The built file of a page: ``name.html`` (the offline plugin turns directory URLs off)."""
+    return site / (page.rsplit(".", 1)[0] + ".html")
+
+
+def outputs_on(site, page: str) -> str:
+    """The text of every real-output block on a built page, joined."""
+    text = html_path(site, page).read_text()
+    blocks = [re.sub(r"<[^>]+>", "", block) for block in OUTPUT_BLOCK.findall(text)]
+    return html.unescape("\n".join(blocks))
+
+
+def test_every_page_is_in_the_navigation_and_built(built_site):
+    pages = nav_pages()
+    on_disk = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+    assert sorted(p for p in pages if p.endswith(".md")) == on_disk
+    for page in pages:
+        assert html_path(built_site, page).is_file(), page
+
+
+# What the chapter states, and the page that must show it as real output.
+CHAPTER_OUTPUTS = [
+    ("first-gradient.md", "tensor(4.)"),
+    ("chain-rule.md", "tensor(60.)"),
+    ("backward.md", "tensor(4.)"),
+    ("backward.md", "tensor(27.)"),
+    ("grad-attribute.md", "tensor(8.)"),
+    ("grad-attribute.md", "None"),
+    ("grad-attribute.md", "Before backward: None"),
+    ("grad-attribute.md", "After backward: tensor(6.)"),
+    ("computational-graph.md", "tensor(60.)"),
+    ("multiple-variables.md", "dz/dx = tensor(3.)"),
+    ("multiple-variables.md", "dz/dy = tensor(2.)"),
+    ("multiple-variables.md", "x gradient: tensor(42.)"),
+    ("multiple-variables.md", "w gradient: tensor(28.)"),
+    ("multiple-variables.md", "b gradient: tensor(14.)"),
+    ("gradient-accumulation.md", "tensor(4.)"),
+    ("gradient-accumulation.md", "tensor(8.)"),
+    ("zeroing-gradients.md", "Before reset: tensor(4.)"),
+    ("zeroing-gradients.md", "After reset: tensor(0.)"),
+    ("training-loop.md", "Epoch 5, Loss:"),
+    ("retain-graph.md", "tensor(8.)"),
+    ("retain-graph.md", "RuntimeError: Trying to backward through the graph a second time"),
+    ("non-scalar-outputs.md", "RuntimeError: grad can be implicitly created only for scalar outputs"),
+    ("non-scalar-outputs.md", "tensor([2., 4., 6.])"),
+    ("leaf-tensors.md", "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor"),
+    ("leaf-tensors.md", "tensor(12.)"),
+    ("linear-regression.md", "tensor(-12.)"),
+    ("linear-regression.md", "tensor(-6.)"),
+    ("linear-regression.md", "Step 10: Loss="),
+    ("common-mistakes.md", "backward through the graph a second time"),
+    ("common-mistakes.md", "grad can be implicitly created only for scalar outputs"),
+    ("common-mistakes.md", "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor"),
+    ("interview-questions.md", "tensor(4.)"),
+]
+
+
+@pytest.mark.parametrize("page, expected", CHAPTER_OUTPUTS)
+def test_chapter_output_is_shown_as_real_output(built_site, page, expected):
+    assert expected in outputs_on(built_site, page)
+
+
+def test_tracebacks_are_trimmed_to_the_snippet(built_site):
+    shown = outputs_on(built_site, "common-mistakes.md")
+    assert "Traceback (most recent call last):" in shown
+    assert "site-packages" not in shown and "snippet_runner" not in shown
+
+
+NOTEBOOKS = [p for p in nav_pages() if p.endswith(".ipynb")]
+
+
+@pytest.mark.parametrize("page", NOTEBOOKS)
+def test_exercise_notebook_page(built_site, page):
+    text = html_path(built_site, page).read_text()
+    name = page.rsplit("/", 1)[1]
+    assert f'href="{name}" download' in text
+    assert (html_path(built_site, page).parent / name).is_file()
+    assert text.count('<details class="solution">') >= 1
+    assert not re.search(r'<script[^>]+src="https?://', text)
+    assert "mathjax" not in text.lower()
+
+
+def test_no_page_loads_a_script_or_stylesheet_from_another_host(built_site):
+    for page in built_site.rglob("*.html"):
+        text = page.read_text()
+        assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', text), page
+
+
+NEXT_LINK = re.compile(r'<strong>Next:</strong>\s*<a href="([^"]+)"')
+
+
+def test_every_page_ends_with_a_link_to_the_next_page_in_the_navigation(built_site):
+    pages = nav_pages()
+    for page, following in zip(pages, pages[1:]):
+        built = html_path(built_site, page)
+        links = NEXT_LINK.findall(built.read_text())
+        assert links, f"{page} has no 'Next:' link"
+        target = (built.parent / links[-1]).resolve()
+        target = target / "index.html" if target.is_dir() else target
+        assert target == html_path(built_site, following).resolve(), f"{page}: Next goes to {links[-1]}"
+    assert "Part 3" in (DOCS / "summary.md").read_text()  # the last page of the chapter proper
+
+
+def test_every_page_opens_by_saying_what_it_teaches():
+    for page in nav_pages():
+        if page.endswith(".md"):
+            lines = [line for line in (DOCS / page).read_text().splitlines() if line.strip()]
+            assert lines[0].startswith("# ") and not lines[1].startswith(("#", "{{", "```", "!!!")), page
+
+
+LINK = re.compile(r'<a [^>]*href="([^"#:]*\.html)?#([^"]+)"')
+
+
+def test_every_link_to_a_section_lands_on_an_existing_heading(built_site):
+    # The best-practices "Shown on" column, the About page and the debugging guide link to sections;
+    # a renamed heading would silently leave such a link at the top of the page.
+    broken = []
+    for page in nav_pages():
+        built = html_path(built_site, page)
+        text = built.read_text()
+        for target, fragment in LINK.findall(text):
+            if "__codelineno" in fragment or fragment.startswith("__"):
+                continue
+            target_file = (built.parent / target).resolve() if target else built
+            if not target_file.is_file() or f'id="{fragment}"' not in target_file.read_text():
+                broken.append(f"{page}: {target}#{fragment}")
+    assert broken == []
+
+
+def test_the_chapter_notes_about_the_original_live_on_one_page():
+    # "Differs from the original" / "not in the original" notes belong on About this edition only.
+    mentions = [
+        page.relative_to(DOCS).as_posix()
+        for page in DOCS.rglob("*.md")
+        if re.search(r"original chapter|not in the original|differs from the original", page.read_text(), re.I)
+    ]
+    assert mentions == ["about-this-edition.md"], mentions
+
+
+def test_about_this_edition_links_to_every_correction():
+    about = (DOCS / "about-this-edition.md").read_text()
+    for anchor in [
+        "training-loop.md#the-complete-example",
+        "leaf-tensors.md#call-retain_grad-before-backward",
+        "retain-graph.md#when-a-second-pass-fails",
+        "zeroing-gradients.md#zero_grad-sets-gradients-to-none-by-default",
+        "gradient-debugging.md",
+    ]:
+        assert anchor in about, anchor
+
+
+# British spellings that crept in before; the site is written in American English throughout.
+BRITISH = re.compile(
+    r"\b(?:behaviours?|colours?|favou?rite|centred|centre|optimis(?:e|es|ed|ing|ation)|recognis(?:e|es|ed|ing)"
+    r"|organis(?:e|es|ed|ing|ation)|normalis(?:e|es|ed|ing|ation)|initialis(?:e|es|ed|ing|ation)"
+    r"|summaris(?:e|es|ed|ing)|visualis(?:e|es|ed|ing)|minimis(?:e|es|ed|ing)|maximis(?:e|es|ed|ing)"
+    r"|analys(?:e|ed|ing)|utilis(?:e|es|ed|ing)|modelling|labelled|programme)\b",
+    re.I,
+)
+
+
+def test_one_spelling_variety_throughout():
+    found = []
+    for path in [*DOCS.rglob("*.md"), *(ROOT / "snippets").rglob("*.py")]:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            found += [f"{path.relative_to(ROOT)}:{number}: {m}" for m in BRITISH.findall(line)]
+    assert found == []
+
+
+def test_exact_statements_stay_exact():
+    # Only leaves (and non-leaves that called retain_grad()) get .grad; the backward() answers say so.
+    for page, question in [
+        ("interview-questions.md", "What does backward() do?"),
+        ("backward.md", "what does backward() do?"),
+    ]:
+        answer = (DOCS / page).read_text().split(question)[1].split("??? question")[0]
+        assert "retain_grad()" in answer and "leaf" in answer, page
+    # The set_to_none default names its version; the embedding gradient is not called sparse.
+    assert "Since PyTorch 2.0" in (DOCS / "zeroing-gradients.md").read_text()
+    assert "gradient is sparse" not in (DOCS / "real-world.md").read_text()
+    # summary.md's code does not shadow the builtin input.
+    assert not re.search(r"\binput\s*=|model\(input\)", (DOCS / "summary.md").read_text())
+
+
+def test_runs_that_back_the_exact_statements(built_site):
+    retain_graph = outputs_on(built_site, "retain-graph.md")
+    assert "y = x + 1, two passes: x.grad = tensor(2.)" in retain_graph
+    leaf = outputs_on(built_site, "leaf-tensors.md")
+    assert "registered after the pass:   y.grad = None" in leaf
+    assert "after one more pass:         y.grad = tensor(12.)" in leaf
+    assert "layout=torch.strided" in outputs_on(built_site, "real-world.md")
+
+
+def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):
+    shown = outputs_on(built_site, "gradient-debugging.md")
+    for expected in [
+        "b.grad:      None",  # None
+        "relu:  x.grad = tensor([0., 1.])",  # zero
+        "step 2: w.grad = tensor(-32.)",  # doubled
+        "nan",  # NaN
+        "does not require grad and does not have a grad_fn",  # an error
+        "gradient arriving at y: tensor(12.)",  # register_hook
+        "d loss / d y = tensor(12.)",  # torch.autograd.grad
+        "gradcheck(BuggySquare): False",  # gradcheck
+        "Error detected in SqrtBackward0",  # set_detect_anomaly
+    ]:
+        assert expected in shown, expected
+    pages = nav_pages()
+    assert pages.index("gradient-debugging.md") == pages.index("common-mistakes.md") - 1
