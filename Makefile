@@ -20,19 +20,21 @@ $(READY): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --editable .
 	touch $@
 
-# Math, diagrams and the offline search shim come from the npm registry (package-lock.json),
+# Math, diagrams, the offline search shim and the DejaVu fonts come from the npm registry (package-lock.json),
 # are copied into the site's own assets, and are never committed or loaded from a CDN.
 # axe-core, the accessibility engine the browser tests inject into each page, comes the same way
 # but goes next to those tests, never into the site.
 $(ASSETS): package-lock.json
 	npm ci --no-audit --no-fund --silent
 	rm -rf $(VENDOR)
-	mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid $(VENDOR)/iframe-worker
+	mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid $(VENDOR)/iframe-worker $(VENDOR)/dejavu
 	cp node_modules/katex/dist/katex.min.css node_modules/katex/dist/katex.min.js $(VENDOR)/katex/
 	cp -r node_modules/katex/dist/fonts $(VENDOR)/katex/
 	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
 	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
 	cp node_modules/iframe-worker/shim/index.js $(VENDOR)/iframe-worker/shim.js
+	cp node_modules/@fontsource/dejavu-sans/files/*.woff2 node_modules/@fontsource/dejavu-mono/files/*.woff2 $(VENDOR)/dejavu/
+	cp node_modules/@fontsource/dejavu-sans/LICENSE $(VENDOR)/dejavu/
 	rm -rf $(TEST_VENDOR) && mkdir -p $(TEST_VENDOR)
 	cp node_modules/axe-core/axe.min.js $(TEST_VENDOR)/
 	touch $@
