@@ -23,7 +23,10 @@ from .pages import recording_context
 def chromium_path() -> str:
     found = chromium.find()
     if found is None:
-        pytest.fail(f"{chromium.missing()}. CI installs it in .ci/run.", pytrace=False)
+        pytest.fail(
+            f"{chromium.missing()}. `make test` installs one where it can (snippet_runner/site/chromium_install.py).",
+            pytrace=False,
+        )
     return found
 
 
