@@ -6,9 +6,10 @@ the page shows, in the build process (never in the sandboxed child):
 
 * **Graphs** are laid out by Graphviz's ``dot``, compiled to WebAssembly (``@viz-js/viz`` from
   npm, run in Node: :mod:`snippet_runner.pictures.vizjs` says why that and not Debian's
-  ``graphviz`` package or the PyPI builds). We hand it nodes, edges and labels; it does the layout, which is the part not
-  worth writing by hand. ``torchviz`` would do the walk as well, but it draws no values and no
-  gradients, so only its layout idea is reused: the walk is ours (:mod:`snippet_runner.pictures.record`).
+  ``graphviz`` package or the PyPI builds). We hand it nodes, edges and labels; it does the
+  layout, which is the part not worth writing by hand. ``torchviz`` would do the walk as well, but
+  it draws no values and no gradients, so only its layout idea is reused: the walk is ours
+  (:mod:`snippet_runner.pictures.record`).
 * **Curves** are plotted with matplotlib's SVG backend, from an explicit ``Figure`` (no pyplot
   state), with ``svg.fonttype: none`` so text stays text, ``svg.hashsalt`` fixed and no ``Date``
   metadata, so the same data gives the same bytes.
