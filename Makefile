@@ -62,9 +62,11 @@ test: lint $(ASSETS)  ## the whole test suite, after the lint checks (and a Chro
 	$(PY) -m snippet_runner.site.chromium_install --required
 	$(PY) -m pytest -n auto --dist worksteal
 
-lint: $(READY)  ## ruff's lint and format checks, and actionlint on the GitHub workflow
+lint: $(READY)  ## ruff's lint and format checks, mypy, the package's layer contracts, actionlint on the workflow
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/actionlint
 
 accept: $(READY)  ## re-run every snippet and approve its output; review with `git diff snippets/`

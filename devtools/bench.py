@@ -55,10 +55,14 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from devtools.scratch import ENV, ScratchProject
+
+if TYPE_CHECKING:
+    from snippet_runner.site import pdf
 
 BASELINE_CONFIG = "mkdocs-baseline.yml"
 
@@ -108,7 +112,7 @@ def write_baseline_config(project: Path) -> Path:
     """``mkdocs.yml`` as a plain Material site: the same theme, pages and Markdown extensions
     (without ours), the search and offline plugins only, no notebook pages."""
     config = yaml.load((project / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
-    search = next((p["search"] for p in config["plugins"] if isinstance(p, dict) and "search" in p), {})
+    search: dict = next((p["search"] for p in config["plugins"] if isinstance(p, dict) and "search" in p), {})
     config["plugins"] = [{"search": search}, "offline"]
     config["markdown_extensions"] = [
         e for e in config["markdown_extensions"] if e != "snippet_runner.markdown.extension"
@@ -209,8 +213,8 @@ def chapter(root: Path, repeat: int) -> None:
         for _ in range(repeat):
             shutil.rmtree(project.root / ".cache", ignore_errors=True)
             seconds, log = _timed(project, "-m", "snippet_runner", "site")
-            compute = float(_SNIPPET_TIME.search(log).group(1)) if _SNIPPET_TIME.search(log) else 0.0
-            printed = float(_PRINTED.search(log).group(1)) if _PRINTED.search(log) else 0.0
+            compute = float(m.group(1)) if (m := _SNIPPET_TIME.search(log)) else 0.0
+            printed = float(m.group(1)) if (m := _PRINTED.search(log)) else 0.0
             colds.append((seconds, compute, printed))
         c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
         d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
@@ -315,7 +319,7 @@ def print_page_as_before(print_page: Path) -> Path:
     return out
 
 
-def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps) -> object:
+def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps: pdf.Laps) -> pdf.Printed:
     """The PDF as pdf.py printed it before it wrote the contents' numbers into the PDF, step for
     step, for ``make bench`` to compare with: the page laid out for a screen, then for paper; a
     draft print to find each entry's page; the numbers written into the page and a second, final
@@ -393,6 +397,7 @@ def _cpu() -> tuple[float, float]:
 
 def scale(pages: int = 100, per_page: int = 10) -> None:
     """A book, not a chapter: the engine's overhead per snippet, cold, on every core."""
+    from snippet_runner.checking.approve import HASH_SEEDS, approve
     from snippet_runner.markdown.run_lines import expand
     from snippet_runner.project import Project
 
@@ -410,11 +415,12 @@ def scale(pages: int = 100, per_page: int = 10) -> None:
         project = Project.load(scratch.root / "mkdocs.yml")
         rels = list(project.shown())
 
-        accept = project.engine(approval="accept", cached=False)
-        accept.prefetch(rels)
-        for page, text in docs.items():
-            expand(text, page, accept)
-        accept.close()
+        engines = [project.engine(cached=False, worker_env={"PYTHONHASHSEED": seed}) for seed in HASH_SEEDS]
+        refused = [a.error for a in approve(engines[0], engines[1], rels) if a.error is not None]
+        for engine in engines:
+            engine.close()
+        if refused:
+            raise SystemExit(f"bench: the generated snippets could not be approved: {refused[0]}")
 
         engine = project.engine()
         cpu_before = _cpu()

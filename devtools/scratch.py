@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
@@ -75,7 +76,7 @@ class ScratchProject:
         nothing changed since the last, no build (``site/skip.py``) unless ``force``."""
         return self.run("-m", "snippet_runner", "site", *(["--force"] if force else []), **env)
 
-    def start_build(self, **popen: object) -> subprocess.Popen:
+    def start_build(self, **popen: Any) -> subprocess.Popen[str]:
         """``make site`` started in the background (its output in ``.stdout``), for the tests of
         builds running at once and of an interrupted build."""
         return subprocess.Popen(

@@ -3,60 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
-from snippet_runner.checking import approved
+from snippet_runner.checking.approve import HASH_SEEDS, approve
 from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 
-# Two fresh runs per snippet, in two workers whose hash seeds differ: an output that is not the same
-# both times (an unseeded random number, a set's order, a timing) is refused, not approved.
-HASH_SEEDS = ("1", "2")
-
 
 def accept(project: Project, only: list[str]) -> int:
-    """Run every shown snippet twice, fresh, and write its output as the approved one if both
-    runs printed the same."""
+    """``make accept``: approve every shown snippet (or those named) from two fresh runs that agree."""
     shown = project.shown()
     rels = only or list(shown)
-    engines = [
-        project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": seed}) for seed in HASH_SEEDS
-    ]
+    engines = [project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
     changed = failed = 0
     try:
-        for engine in engines:
-            engine.prefetch(rels)
-        for rel in rels:
-            try:
-                first, second = (engine.run(rel) for engine in engines)
-                if first.output != second.output:
-                    raise SnippetError(
-                        first.snippet.loc(),
-                        "printed something different in two fresh runs, so its output cannot be approved;"
-                        " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
-                        detail=_two_runs(first.output, second.output),
-                    )
-                drawn = [approved.pictures_text(outcome.pictures) for outcome in (first, second)]
-                if drawn[0] != drawn[1]:
-                    raise SnippetError(
-                        first.snippet.loc(),
-                        "showed different pictures in two fresh runs, so they cannot be approved;"
-                        " seed what is random (torch.manual_seed) before computing what they show",
-                        detail=_two_runs(*drawn),
-                    )
-            except SnippetError as error:
-                pages = ", ".join(shown.get(rel, [])) or "no page"
-                print(f"FAILED  {error}  (included by {pages})", file=sys.stderr)
+        for approval in approve(engines[0], engines[1], rels):
+            if approval.error is not None:
+                pages = ", ".join(shown.get(approval.rel, [])) or "no page"
+                print(f"FAILED  {approval.error}  (included by {pages})", file=sys.stderr)
                 failed += 1
-                continue
-            if approved.write(first.snippet.expected_output_path, first.output):
+            for name in approval.updated:
                 changed += 1
-                print(f"updated {first.snippet.approved_name}")
-            if approved.write_pictures(first.snippet.expected_pictures_path, drawn[0]):
-                changed += 1
-                print(f"updated {first.snippet.approved_pictures_name}")
+                print(f"updated {name}")
     finally:
         for engine in engines:
             engine.close()
@@ -65,13 +34,6 @@ def accept(project: Project, only: list[str]) -> int:
         if rel not in shown:
             print(f"note: {project.snippets_name}/{rel} is not included by any page")
     return 1 if failed else 0
-
-
-def _two_runs(first: str, second: str) -> str:
-    lines = difflib.unified_diff(
-        first.splitlines(keepends=True), second.splitlines(keepends=True), "first run", "second run"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def serve(config: Path, mkdocs_args: list[str]) -> int:
@@ -111,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     if passed_on:
         parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
     if args.command == "site":
-        from snippet_runner.site import build
+        from snippet_runner.site import build as site_build
 
-        return build.main(args.config_file, args.site_dir, force=args.force)
+        return site_build.main(args.config_file, args.site_dir, force=args.force)
     try:
         project = Project.load(args.config_file)
     except SnippetError as error:

@@ -4,24 +4,19 @@ Every failure a reader of the build log has to act on (a missing file, a syntax 
 exception, a hang, a changed output, a malformed include) becomes a ``SnippetError`` that carries
 the snippet's ``file:line``; the Markdown layer adds the page, so the final message names both.
 
-Where MkDocs is installed the error is also a MkDocs ``PluginError``: the expansion runs inside
-Python-Markdown, where the plugin cannot catch it, and MkDocs prints a build error as one clean
-message (and stops), where any other exception would be printed as a Python traceback.
+It is a plain exception, so the engine knows nothing of MkDocs. Where the error leaves for MkDocs
+(the plugin's events, and the Markdown extension, which runs inside Python-Markdown where the plugin
+cannot catch it), that layer raises it again as MkDocs' ``PluginError``, which MkDocs prints as one
+clean message where any other exception would be printed as a Python traceback.
 """
 
 from __future__ import annotations
-
-try:
-    from mkdocs.exceptions import PluginError as _Base
-except ImportError:  # a builder without MkDocs: a plain exception, still with one clear message
-    _Base = Exception
-
 
 MAX_DETAIL_LINES = 60
 MAX_DETAIL_CHARS = 8000
 
 
-class SnippetError(_Base):
+class SnippetError(Exception):
     """A snippet could not be shown as approved; ``location`` is ``path:line`` of the culprit."""
 
     def __init__(self, location: str, message: str, *, page: str | None = None, detail: str = ""):

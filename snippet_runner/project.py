@@ -29,7 +29,7 @@ class SnippetRunnerConfig(Config):
 
     snippets_dir = c.Type(str, default="snippets")
     cache_dir = c.Type(str, default=".cache/snippets")
-    approval = c.Choice(("strict", "warn", "accept"), default="strict")
+    approval = c.Choice(("strict", "warn"), default="strict")  # approving is `make accept`'s alone
     execute = c.Type(bool, default=True)
     preload = c.ListOfItems(c.Type(str), default=["torch"])
     # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -107,10 +108,8 @@ def pytest_sessionfinish(session):
         return
     built = _shared_dir(session.config) / "built"
     if (built / "build.pid").exists() and not (built / "build.rc").exists():
-        try:
+        with contextlib.suppress(ProcessLookupError, ValueError):
             os.killpg(int((built / "build.pid").read_text()), signal.SIGTERM)
-        except (ProcessLookupError, ValueError):
-            pass
 
 
 @pytest.fixture(scope="session")

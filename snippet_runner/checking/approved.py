@@ -25,7 +25,6 @@ class Verdict:
     approved: bool
     missing: bool = False
     diff: str = ""
-    changed: bool = False  # in accept mode: the approved file was rewritten
 
 
 def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
@@ -119,5 +118,4 @@ def merged(output: Verdict, pictures: Verdict) -> Verdict:
         approved=output.approved and pictures.approved,
         missing=output.missing or pictures.missing,
         diff=output.diff + pictures.diff,
-        changed=output.changed or pictures.changed,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from snippet_runner.checking import approved
 from snippet_runner.checking.cache import ResultCache, key_for
@@ -20,7 +21,7 @@ from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
 
-APPROVAL_MODES = ("strict", "warn", "accept")
+APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
 SNIPPETS_PER_EXTRA_WORKER = 16
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
@@ -113,7 +114,7 @@ class Engine:
         """
         if not self.execute:
             return 0
-        todo = []
+        todo: list[tuple[spec.Snippet, str]] = []
         for rel in rels:
             try:
                 snippet = self.load(rel)
@@ -123,7 +124,7 @@ class Engine:
             self._prefetched[rel] = (snippet, key)
             if key in self._tickets or key in self._hits or any(key == k for _, k in todo):
                 continue
-            hit = self.cache.get(key, rel) if self._use_cache else None
+            hit = self.cache.get(key, rel) if self.cache is not None else None
             if hit is not None:
                 self._hits[key] = hit
                 continue
@@ -158,16 +159,18 @@ class Engine:
         return done
 
     def _run(self, snippet: spec.Snippet, key: str) -> Outcome:
-        result = self._hits.pop(key, None) or (self.cache.get(key, snippet.rel) if self._use_cache else None)
+        result = self._hits.pop(key, None) or (self.cache.get(key, snippet.rel) if self.cache is not None else None)
         cached = result is not None
         if result is None:
-            runner, ticket = self._tickets.pop(key, None) or (self.runner, self.runner.submit(snippet))
+            sent = self._tickets.pop(key, None)
+            runner, ticket = sent if sent is not None else (self.runner, self.runner.submit(snippet))
             try:
-                result = runner.result(ticket, also=self.runners)
+                ran = runner.result(ticket, also=self.runners)
             except PreloadError as error:
                 raise SetupError("mkdocs.yml (snippet-runner preload)", str(error)) from None
-            if isinstance(result, Death):
-                _raise_death(snippet, result)
+            if isinstance(ran, Death):
+                _raise_death(snippet, ran)
+            result = ran
         printed = sum(len(text.encode()) for text in result.outputs)
         self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
         _check_limits(snippet, result)
@@ -181,7 +184,7 @@ class Engine:
             pictures=result.pictures,
         )
         outcome.verdict = self._judge(outcome, result)
-        if not cached and self._use_cache and outcome.verdict.approved:
+        if not cached and self.cache is not None and outcome.verdict.approved:
             self.cache.put(key, result)  # only now: it passed every check
         return outcome
 
@@ -207,10 +210,6 @@ class Engine:
 
     # -- internals -----------------------------------------------------------------------------
 
-    @property
-    def _use_cache(self) -> bool:
-        return self.cache is not None and self.approval_mode != "accept"
-
     def _judge(self, outcome: Outcome, result: RunResult) -> approved.Verdict:
         snippet = outcome.snippet
         found = approved.memory_address(result.outputs)
@@ -223,10 +222,6 @@ class Engine:
             )
         expected = snippet.expected_output_path
         pictures = approved.pictures_text(outcome.pictures)
-        if self.approval_mode == "accept":
-            changed = approved.write(expected, outcome.output)
-            changed = approved.write_pictures(snippet.expected_pictures_path, pictures) or changed
-            return approved.Verdict(approved=True, changed=changed)
         verdict = approved.compare(expected, outcome.output, snippet.approved_name)
         drawn = approved.compare_pictures(snippet.expected_pictures_path, pictures, snippet.approved_pictures_name)
         if self.approval_mode == "warn":
@@ -289,7 +284,7 @@ def _printed_by(result: RunResult, cell: int, offset: int) -> int | None:
     return line
 
 
-def _raise_death(snippet: spec.Snippet, death: Death) -> None:
+def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
     line = _innermost_line(death.stack, snippet.path)
     if death.timed_out:
         raise SnippetError(

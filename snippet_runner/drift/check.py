@@ -39,8 +39,9 @@ from snippet_runner.errors import SnippetError
 from snippet_runner.project import Project
 from snippet_runner.running import snippet as spec
 
-ENGINE_VERSION = snippet_runner.__version__
-
+# The record's own format, apart from the package's version: a new release of the package reads the
+# records an older one wrote, until the record's layout itself changes. (``engine`` in a record only
+# says which package version wrote it.)
 FORMAT = 1
 RECORDS_DIR = "drift"
 VENVS_DIR = Path(".cache") / "drift"
@@ -122,7 +123,10 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
         outcome = engine.run(rel)
     except SnippetError as error:  # the engine's own verdict, as the build would print it
         declared = snippet.raises is not None and error.message.startswith("was declared to raise")
-        entry = {"result": "error-changed" if declared else "new-error", "message": error.message}
+        entry: dict[str, str | list[str]] = {
+            "result": "error-changed" if declared else "new-error",
+            "message": error.message,
+        }
         if error.detail:
             entry["output"] = error.detail.splitlines()
         return entry
@@ -176,7 +180,7 @@ def record(root: Path, python: str, label: str) -> dict:
         "torch_build": probe.get("torch"),
         "cuda_available": probe.get("cuda_available"),  # the examples run on the CPU; this says whether a GPU was there
         "python": probe["python"],
-        "engine": ENGINE_VERSION,
+        "engine": snippet_runner.__version__,
         "compared_with": _torch_here(),
         "summary": summary,
         "snippets": dict(sorted(entries.items())),
@@ -298,6 +302,7 @@ def _run_logged(command: list[str], log: Path) -> tuple[int, str]:
     lines = []
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None  # stdout=PIPE
         for line in proc.stdout:
             out.write(line)
             lines.append(line)
@@ -360,11 +365,6 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
         if path.name != record_path(folder, data["torch"]).name:
             raise DriftError(
                 f"{shown}: holds a record for torch {data['torch']}; it must be named torch-{data['torch']}.json"
-            )
-        if data["engine"] != ENGINE_VERSION:
-            raise DriftError(
-                f"{shown}: made by snippet_runner {data['engine']}, but this is snippet_runner {ENGINE_VERSION};"
-                f" outputs may be printed differently now: {redo}"
             )
         entries = data["snippets"]
         if not isinstance(entries, dict) or not all(

@@ -22,18 +22,26 @@ from pathlib import Path
 from markdown import Extension
 from markdown.preprocessors import Preprocessor
 
+from snippet_runner.checking.engine import Engine
+from snippet_runner.errors import SnippetError
 from snippet_runner.markdown.run_lines import expand
 from snippet_runner.project import Project
+
+_BuildError: type[Exception] | None
+try:  # under MkDocs (or a fork), a bad snippet is a build error, printed as one message
+    from mkdocs.exceptions import PluginError as _BuildError
+except ImportError:  # a builder without MkDocs sees the SnippetError itself
+    _BuildError = None
 
 # Before fenced code (pymdownx.superfences and fenced_code register at 25), after
 # normalize_whitespace (30), so the lines we read are the page's lines.
 PRIORITY = 28
 
-_session: tuple[Project, object] | None = None  # (project, engine) of this process
+_session: tuple[Project, Engine] | None = None  # (project, engine) of this process
 _owned = False  # whether this module started that engine (and so must close it)
 
 
-def use(project: Project, engine) -> None:
+def use(project: Project, engine: Engine) -> None:
     """Expand every page with this engine (the MkDocs plugin calls this once per build)."""
     global _session, _owned
     release()
@@ -48,7 +56,7 @@ def release() -> None:
     _session, _owned = None, False
 
 
-def _current(config_file: str) -> tuple[Project, object]:
+def _current(config_file: str) -> tuple[Project, Engine]:
     global _session, _owned
     if _session is None:
         project = Project.load(config_file)
@@ -77,14 +85,19 @@ class _RunPreprocessor(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         project, engine = _current(self.extension.getConfig("config_file"))
         text = "\n".join(lines)
-        return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
+        try:
+            return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
+        except SnippetError as error:
+            if _BuildError is None:
+                raise
+            raise _BuildError(str(error)) from None
 
     def _page_name(self, project: Project) -> str:
         named = self.extension.getConfig("page")
         if named:
             return named
         # MkDocs (and its forks) register their link-rewriting treeprocessor with the page's File.
-        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None
+        relpath = self.md.treeprocessors.get("relpath", None)
         file = getattr(relpath, "file", None)
         if file is not None and getattr(file, "abs_src_path", None):
             return project.shown_path(Path(file.abs_src_path))

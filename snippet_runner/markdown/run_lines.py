@@ -91,7 +91,7 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
     drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
-    errors = []
+    errors: list[SnippetError] = []
     for include in reversed(find_includes(markdown, page)):
         try:
             rendered = render(outcomes[include.line], drawer, raw_html)

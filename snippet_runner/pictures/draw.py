@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from html import escape
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from snippet_runner.errors import SnippetError
 from snippet_runner.pictures import vizjs
@@ -112,7 +113,7 @@ class Drawer:
             svg = draw(picture.data, prefix)
         except SnippetError:
             raise
-        except Exception as error:  # Graphviz (or Node) or matplotlib failed on this data
+        except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
             raise SnippetError(
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
@@ -280,7 +281,7 @@ def _curves_svg(data: dict) -> str:
     import matplotlib
     from matplotlib.figure import Figure
 
-    style = {
+    style: dict[Any, Any] = {  # matplotlib types its keys as a Literal of every rc name
         "svg.fonttype": "none",
         "svg.hashsalt": "snippet-runner",
         "font.family": FONT,

@@ -113,7 +113,7 @@ def show_graph(tensor, *, saved: bool = False, stop_at=(), title: str | None = N
             f"show_graph({root_name}): {root_name} has no autograd graph, because no operation on a tensor"
             " with requires_grad=True produced it; show a tensor computed from one"
         )
-    record = {"kind": "graph", "line": caller.f_lineno, "data": {}}
+    record: dict[str, Any] = {"kind": "graph", "line": caller.f_lineno, "data": {}}
     _Walk(tensor, root_name, names, named, saved, stop_at, title, record).start()  # may refuse
     _recorded.append(record)
 
@@ -142,7 +142,7 @@ def _names(frame) -> tuple[dict[int, str], list]:
 class _Walk:
     """One graph: built when ``show_graph`` is called, finished when its backward pass ends."""
 
-    def __init__(self, root, root_name, names, named, saved, stop_at, title, record):
+    def __init__(self, root, root_name, names, named, saved, stop_at, title, record) -> None:
         self.root, self.root_name, self.names, self.named = root, root_name, names, named
         self.saved, self.title, self.record = saved, title, record
         self.stop_nodes = {t.grad_fn: t for t in stop_at if getattr(t, "grad_fn", None) is not None}
@@ -189,7 +189,7 @@ class _Walk:
         node_id = f"f{len(self.ids)}"
         self.ids[node] = node_id
         name = type(node).__name__
-        entry = {"id": node_id, "type": "function", "name": name}
+        entry: dict[str, Any] = {"id": node_id, "type": "function", "name": name}
         self.nodes.append(entry)
         if self.saved:
             saved = [attr for attr in sorted(dir(node)) if attr.startswith("_saved_") and _is_tensor(node, attr)]
@@ -320,7 +320,7 @@ def show_curves(
     if not isinstance(series, dict) or not series:
         raise TypeError("show_curves() takes a dict of {label: list of values}, with at least one entry")
     lengths = set()
-    out = []
+    out: list[dict[str, Any]] = []
     for label, values in series.items():
         if not isinstance(label, str):
             raise TypeError(f"show_curves(): series labels must be strings, not {type(label).__name__}")

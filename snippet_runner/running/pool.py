@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from snippet_runner.running import protocol
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
@@ -93,9 +94,11 @@ class _Process:
         self.spawned = time.perf_counter()
 
     def send(self, request: RunRequest) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None  # the process is started with stdin=PIPE
         try:
-            self.proc.stdin.write(protocol.dumps(request) + "\n")
-            self.proc.stdin.flush()
+            stdin.write(protocol.dumps(request) + "\n")
+            stdin.flush()
         except BrokenPipeError:
             pass  # noticed as EOF by receive()
 
@@ -184,7 +187,7 @@ class Runner:
                 process.send(request)
                 self._sent.add(ticket)
 
-    def result(self, ticket: int, also: list[Runner] = ()) -> RunResult | Death:
+    def result(self, ticket: int, also: Sequence[Runner] = ()) -> RunResult | Death:
         """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
         While waiting, it also collects what the runners in ``also`` have finished, so their
         workers never stall on a full pipe."""
@@ -232,7 +235,7 @@ class Runner:
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):
             self._running = (message.id, time.monotonic())
-        else:
+        elif isinstance(message, RunResult | Death):
             self._running = None
             self._pending.pop(message.id, None)
             self._sent.discard(message.id)
@@ -276,7 +279,7 @@ class Runner:
         else:
             return
         self._running = None
-        snippet, _ = self._pending.pop(ticket)
+        _snippet, _ = self._pending.pop(ticket)
         self._done[ticket] = Death(
             id=ticket,
             timed_out=timed_out or stack.startswith("Timeout"),

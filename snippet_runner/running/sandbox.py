@@ -207,7 +207,7 @@ def _ruleset(folders: tuple[str, ...], devices: tuple[str, ...]) -> int | None:
         ruleset.allow(*devices, rules=changes & (FSAccess.WRITE_FILE | FSAccess.TRUNCATE | FSAccess.IOCTL_DEV))
     except OSError:
         return None
-    return ruleset._fd  # noqa: SLF001 - the package offers no other way to keep a ruleset for later
+    return ruleset._fd
 
 
 def _restrict_self(ruleset_fd: int) -> None:

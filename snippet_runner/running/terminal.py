@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 _libc = ctypes.CDLL(None)
 
@@ -39,7 +40,7 @@ class Terminal:
     """One capture file reused for every run in this worker."""
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile()
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the terminal
         self.marks: list[tuple[int, int]] = []  # (byte offset, snippet line) where a write began
 
     @contextmanager
@@ -79,7 +80,7 @@ class _Marking(io.TextIOWrapper):
 
     def write(self, text: str) -> int:
         if self.script is not None and text:
-            frame = sys._getframe(1)
+            frame: FrameType | None = sys._getframe(1)
             while frame is not None and frame.f_code.co_filename != self.script:
                 frame = frame.f_back
             if frame is not None and (not self.marks or self.marks[-1][1] != frame.f_lineno):
@@ -109,7 +110,7 @@ def terminal_warnings(folder: Path) -> Iterator[None]:
 
     def show(message, category, filename, lineno, file=None, line=None):
         if not _inside(folder, filename):
-            frame = sys._getframe(1)
+            frame: FrameType | None = sys._getframe(1)
             while frame is not None and not _inside(folder, frame.f_code.co_filename):
                 frame = frame.f_back
             if frame is not None:
@@ -141,8 +142,9 @@ def trimmed_traceback(exc: BaseException, script: Path) -> tuple[str, int | None
     return "".join(te.format()), innermost
 
 
-def _chain(te: traceback.TracebackException) -> Iterator[traceback.TracebackException]:
+def _chain(first: traceback.TracebackException) -> Iterator[traceback.TracebackException]:
     seen = set()
+    te: traceback.TracebackException | None = first
     while te is not None and id(te) not in seen:
         seen.add(id(te))
         yield te

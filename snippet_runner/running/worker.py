@@ -80,6 +80,7 @@ is not), and Python 3.12's immortal objects would spare the reference-count writ
 from __future__ import annotations
 
 import builtins
+import contextlib
 import ctypes
 import faulthandler
 import gc
@@ -150,10 +151,8 @@ def settle(box: sandbox.Sandbox) -> None:
     folder emptied. The wait is the child's exit, tearing down its address space; the worker has
     already sent the result by then."""
     for pid in list(_exiting):
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
         _exiting.discard(pid)
     _kill_orphans()
     box.clean()
@@ -165,7 +164,7 @@ def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result
         os.setpgid(0, 0)  # its own process group: whatever it starts can be killed with it
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
-        sys.stdin = open(0, closefd=False)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's stdin until it exits
         with open(request.dump, "w") as dump:
             box.confine(request.memory, request.output)
             result = run_request(request, terminal, dump)
@@ -254,10 +253,8 @@ def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> Rais
 
 def _describe(exc: BaseException, script: Path) -> RaisedError:
     text, line = trimmed_traceback(exc, script)
-    try:
+    with contextlib.suppress(OSError):  # the output limit was reached; the engine reports that instead
         sys.stderr.write(text)
-    except OSError:
-        pass  # the output limit was reached; the engine reports that instead
     cls = type(exc)
     return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
 
@@ -280,10 +277,8 @@ def _read_line(fd: int, seconds: float) -> tuple[bytes, bool]:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 _exiting: set[int] = set()  # finished children, killed, not yet reaped
@@ -392,6 +387,8 @@ def main() -> None:
     try:
         for line in sys.stdin:
             request = protocol.loads(line)
+            if not isinstance(request, RunRequest):
+                raise TypeError(f"the worker takes run requests, not {type(request).__name__}")
             results.write(protocol.dumps(Started(request.id)) + "\n")
             results.write(run_forked(request, terminal, box) + "\n")
             settle(box)

@@ -105,6 +105,7 @@ def build(
         kept = "left as it was" if site_dir.exists() else "not created"
         print(f"\nBuild {why}; {site_dir.name}/ was {kept}.", file=sys.stderr)
         return code
+    assert staging is not None  # made before anything could succeed
     _swap_in(staging, site_dir, swapped)
     print(f"Site built into {site_dir.name}/")
     if (site_dir / report.NAME).is_file():

@@ -23,7 +23,11 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 from pathlib import Path
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 ENV_VAR = "CHROMIUM"
 CANDIDATES = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
@@ -89,7 +93,7 @@ def require() -> str:
 
 
 @contextmanager
-def launch() -> Iterator[playwright.sync_api.Browser]:  # noqa: F821
+def launch() -> Iterator[Browser]:
     """A headless system Chromium under Playwright. Playwright gives it a fresh temporary
     profile (--user-data-dir) of its own and removes it on close."""
     from playwright.sync_api import sync_playwright

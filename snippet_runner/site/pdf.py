@@ -198,7 +198,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
         laps.lap("launch")
         # Laid out from the start as it prints (the paper's width, print media), so the page is not
         # laid out for a screen first and then again for paper, and its scripts do no work for a screen.
-        page = browser.new_page(viewport=_A4_CONTENT_PX)
+        page = browser.new_page(viewport={"width": _A4_CONTENT_PX["width"], "height": _A4_CONTENT_PX["height"]})
         page.emulate_media(media="print")
         page.goto(print_page.resolve().as_uri(), wait_until="load")
         try:
@@ -350,6 +350,7 @@ def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int
         if not isinstance(reference, IndirectObject) or not isinstance(reference.get_object(), StreamObject):
             return None
         contents = reference.get_object()
+        assert isinstance(contents, StreamObject)  # checked just above
         resources = page.get("/Resources") or {}
         fonts = {
             str(name).encode(): _digits_of(font.get_object()) for name, font in (resources.get("/Font") or {}).items()
@@ -428,7 +429,8 @@ def _replace_placeholders(data: bytes, fonts: dict, numbers: list[int | None]) -
 
 def _block_ops(block: bytes) -> list[tuple[str, bytes]] | None:
     """A text block's operations, as (kind, text), if it holds only Tf, Tm, Td and Tj."""
-    ops, at = [], 0
+    ops: list[tuple[str, bytes]] = []
+    at = 0
     while at < len(block):
         match = _BLOCK_OPS.match(block, at)
         if match is None:

@@ -130,7 +130,7 @@ def _files(site_dir: Path) -> dict[str, list[int]]:
 
 
 def _distributions() -> list[str]:
-    names = set()
+    names: set[str] = set()
     for entry in sys.path:
         try:
             names.update(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))

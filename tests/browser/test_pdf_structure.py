@@ -6,6 +6,8 @@ with ``tagged=True``); the language comes from ``<html lang>``."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NumberObject
@@ -73,5 +75,5 @@ def test_the_reading_order_follows_the_chapter(pdf):
     assert pages == sorted(pages), "a heading comes later in the reading order than one printed after it"
     assert pages[0] <= 1 and pages[-1] >= len(pdf.pages) - 10, "the headings do not span the document"
     paragraphs = [page for kind, page in elements if kind == "/P" and page is not None]
-    backwards = sum(1 for a, b in zip(paragraphs, paragraphs[1:]) if b < a)
+    backwards = sum(1 for a, b in itertools.pairwise(paragraphs) if b < a)
     assert len(paragraphs) > 300 and backwards == 0

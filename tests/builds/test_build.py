@@ -97,6 +97,16 @@ def test_serve_mode_shows_unapproved_output_with_a_warning(scratch):
     assert "hello, changed" in html
 
 
+def test_a_build_cannot_approve_only_make_accept_can(scratch):
+    """The one way to approve runs each snippet twice; a build that was asked to approve after one run
+    fails at once, naming the setting, and leaves the approved file as it was."""
+    scratch.write("snippets/page/hello.py", "import random\nprint(random.random())\n")
+    status, log = scratch.build(SNIPPETS_APPROVAL="accept")
+    assert status != 0
+    assert "SNIPPETS_APPROVAL=accept: a build can only check outputs" in log and "Traceback" not in log
+    assert (scratch.root / "snippets" / "page" / "hello.out").read_text() == "hello\n"
+
+
 def test_execution_off_shows_code_only(scratch):
     status, log = scratch.build(SNIPPETS_EXECUTE="0")
     assert status == 0, log
@@ -157,7 +167,8 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     SVG text and its caption) shows the new gradient, once approved; a warm build draws nothing."""
     scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
-    assert scratch.accept()[0] == 0
+    code, log = scratch.accept()
+    assert code == 0, log
     code, log = scratch.build()
     assert code == 0, log
     assert "pictures: 1 drawn" in log
@@ -171,7 +182,8 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     code, log = scratch.build()
     assert code != 0
     assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
-    assert scratch.accept()[0] == 0
+    code, log = scratch.accept()
+    assert code == 0, log
     assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()
     code, log = scratch.build()
     assert code == 0, log
@@ -196,7 +208,8 @@ def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
         "snippets/page/curve.py",
         "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n",
     )
-    assert scratch.accept()[0] == 0
+    code, log = scratch.accept()
+    assert code == 0, log
     code, log = scratch.build()
     assert code == 0, log
     page = (scratch.root / "site" / "index.html").read_text()

@@ -244,9 +244,9 @@ BAD_RECORDS = {
         lambda p: _rewrite(p, lambda d: d["snippets"].update({"page/gone.py": {"result": "identical"}})),
         "drift/torch-9.9.9.json: records snippets/page/gone.py, which the site no longer runs",
     ),
-    "other engine": (
-        lambda p: _rewrite(p, lambda d: d.update(engine="0.0.9")),
-        f"drift/torch-9.9.9.json: made by snippet_runner 0.0.9, but this is snippet_runner {__version__}",
+    "other format": (
+        lambda p: _rewrite(p, lambda d: d.update(format=99)),
+        "drift/torch-9.9.9.json: not a drift record of format 1",
     ),
     "misnamed": (
         lambda p: p.rename(p.with_name("torch-9.9.8.json")),
@@ -266,6 +266,14 @@ def test_a_bad_record_fails_the_build_with_one_message_naming_it(recorded, case)
     assert len(errors) == 1, log
     assert expected in errors[0]
     assert not (project.root / "site").exists()
+
+
+def test_a_record_written_by_another_package_version_still_loads(recorded):
+    """Records carry a format of their own: a new release of the package reads what an older wrote."""
+    path = recorded.root / "drift" / "torch-9.9.9.json"
+    _rewrite(path, lambda d: d.update(engine="0.0.9"))
+    (record,) = [r for r in drift.load_records(recorded.root) if r.torch == "9.9.9"]
+    assert record.data["engine"] == "0.0.9"
 
 
 def test_a_snippet_removed_from_the_site_makes_its_record_bad(recorded):

@@ -1,6 +1,7 @@
 """The real site, built strictly: every page reachable, and the chapter's outputs shown as real output."""
 
 import html
+import itertools
 import re
 
 import pytest
@@ -117,7 +118,7 @@ NEXT_LINK = re.compile(r'<strong>Next:</strong>\s*<a href="([^"]+)"')
 
 def test_every_page_ends_with_a_link_to_the_next_page_in_the_navigation(built_site):
     pages = nav_pages()
-    for page, following in zip(pages, pages[1:]):
+    for page, following in itertools.pairwise(pages):
         built = html_path(built_site, page)
         links = NEXT_LINK.findall(built.read_text())
         assert links, f"{page} has no 'Next:' link"

@@ -9,6 +9,7 @@ import pytest
 from throwaway import new_build, snippet_writer
 
 from snippet_runner import Engine
+from snippet_runner.checking.approve import approve
 
 
 @pytest.fixture(scope="module")
@@ -16,6 +17,29 @@ def warm_engine(tmp_path_factory):
     engine = Engine(tmp_path_factory.mktemp("snippets"), approval_mode="warn")
     yield engine
     engine.close()
+
+
+@pytest.fixture(scope="module")
+def second_engine(tmp_path_factory, warm_engine):
+    """A second warm engine on the same snippets, with another hash seed: approving takes two runs."""
+    engine = Engine(warm_engine.snippets_dir, approval_mode="warn", worker_env={"PYTHONHASHSEED": "2"})
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def accept(warm_engine, second_engine):
+    """``accept(rel)``: approve a snippet the one way there is (checking/approve.py), on the warm
+    engines, as a new build; returns the first run's outcome (its Approval's error is raised)."""
+
+    def accept(rel: str):
+        engines = [new_build(e, "warn") for e in (warm_engine, second_engine)]
+        (approval,) = approve(*engines, [rel])
+        if approval.error is not None:
+            raise approval.error
+        return engines[0].run(rel)
+
+    return accept
 
 
 @pytest.fixture
@@ -28,6 +52,6 @@ def engine(warm_engine) -> Engine:
 def write_snippet(request, tmp_path):
     """Writes snippets where the test's engine reads them: into the warm engine's folder for a test
     that takes ``engine``, else into a folder of the test's own (for the engines it makes itself)."""
-    if "engine" in request.fixturenames:
+    if {"engine", "accept"} & set(request.fixturenames):
         return snippet_writer(request.getfixturevalue("warm_engine").snippets_dir)
     return snippet_writer(tmp_path / "snippets")

@@ -3,6 +3,7 @@
 import pytest
 
 from snippet_runner import Engine, SnippetError
+from snippet_runner.checking.approve import HASH_SEEDS, approve
 
 
 @pytest.fixture
@@ -55,11 +56,42 @@ def test_warn_mode_shows_the_new_output_and_keeps_the_diff(write_snippet, run):
     assert not outcome.verdict.approved and "+hello, world" in outcome.verdict.diff
 
 
-def test_accept_writes_the_fresh_output(write_snippet, run):
+def test_accept_writes_the_fresh_output_that_two_runs_agree_on(write_snippet):
     path = write_snippet("page/hello.py", "print('hello, world')\n")
     path.with_suffix(".out").write_text("hello\n")
-    run("page/hello.py", "accept")
+    engines = [Engine(write_snippet.snippets, preload=(), worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
+    try:
+        (approval,) = approve(*engines, ["page/hello.py"])
+    finally:
+        for engine in engines:
+            engine.close()
+    assert approval.error is None and approval.updated == ["snippets/page/hello.out"]
     assert path.with_suffix(".out").read_text() == "hello, world\n"
+
+
+def test_accept_refuses_what_two_runs_disagree_on_and_writes_nothing(write_snippet):
+    """A set of strings prints in hash order, which differs between the two workers' seeds."""
+    path = write_snippet("page/order.py", "print(list({'alpha', 'beta', 'gamma', 'delta', 'epsilon'}))\n")
+    path.with_suffix(".out").write_text("old\n")
+    engines = [Engine(write_snippet.snippets, preload=(), worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
+    try:
+        (approval,) = approve(*engines, ["page/order.py"])
+    finally:
+        for engine in engines:
+            engine.close()
+    assert approval.error is not None and "printed something different in two fresh runs" in str(approval.error)
+    assert path.with_suffix(".out").read_text() == "old\n"
+
+
+def test_an_engine_cannot_approve_on_its_own(write_snippet):
+    with pytest.raises(ValueError, match="approval_mode must be one of"):
+        Engine(write_snippet.snippets, approval_mode="accept", preload=())
+    engine = Engine(write_snippet.snippets, preload=())
+    try:
+        with pytest.raises(ValueError, match="two uncached engines"):
+            list(approve(engine, engine, ["page/x.py"]))
+    finally:
+        engine.close()
 
 
 def test_a_changed_input_is_caught_even_when_the_print_line_is_unchanged(write_snippet, run):

@@ -318,9 +318,9 @@ def engine(warm_engine):
     return lambda mode="strict": new_build(warm_engine, mode)
 
 
-def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine):
+def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_snippet, engine, accept):
     path = write_snippet("page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
-    outcome = engine("accept").run("page/graph.py")
+    outcome = accept("page/graph.py")
     approved = path.with_name("graph.pictures.json")
     assert '"grad": "60"' in approved.read_text() and path.with_suffix(".out").read_text() == "tensor(60.)\n"
     assert [p.line for p in outcome.pictures] == [7]
@@ -345,15 +345,15 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
     assert not warned.verdict.approved and "graph.pictures.json (this build)" in warned.verdict.diff
 
 
-def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
+def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine, accept):
     code = "from snippet_runner.pictures import show_curves\nshow_curves({{'loss': {values}}})\n"
     path = write_snippet("page/curve.py", code.format(values="[3.0, 2.0]"))
     path.with_suffix(".out").write_text("")
     with pytest.raises(
-        SnippetError, match="no approved picture data yet: snippets/page/curve.pictures.json is missing"
+        SnippetError, match=r"no approved picture data yet: snippets/page/curve\.pictures\.json is missing"
     ):
         engine().run("page/curve.py")
-    engine("accept").run("page/curve.py")
+    accept("page/curve.py")
     path.write_text(code.format(values="[3.0, 2.5]"))
     with pytest.raises(SnippetError, match="picture data differs") as caught:
         engine().run("page/curve.py")
@@ -362,7 +362,7 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine):
     path.with_suffix(".out").write_text("no picture now\n")
     with pytest.raises(SnippetError, match="picture data differs"):
         engine().run("page/curve.py")  # the approved file says a picture was shown
-    engine("accept").run("page/curve.py")
+    accept("page/curve.py")
     assert not path.with_name("curve.pictures.json").exists()
 
 

@@ -28,4 +28,4 @@ def defer_notebook_converter() -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    sys.modules["mkdocs_jupyter"].convert = module
+    setattr(sys.modules["mkdocs_jupyter"], "convert", module)  # noqa: B010 - the package has not imported it

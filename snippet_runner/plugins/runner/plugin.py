@@ -9,7 +9,7 @@ watches the snippets; it writes the exercise notebooks; and it gives templates t
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
 warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
-Environment overrides: ``SNIPPETS_APPROVAL=strict|warn|accept`` and ``SNIPPETS_EXECUTE=0`` (show
+Environment overrides: ``SNIPPETS_APPROVAL=strict|warn`` and ``SNIPPETS_EXECUTE=0`` (show
 code only; the benchmark's baseline build).
 
 With ``build_info: <snippet>`` set, that snippet's output in this build (say, which torch printed
@@ -29,7 +29,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
-from snippet_runner.checking.engine import Engine
+from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.markdown import extension
 from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
@@ -65,10 +65,18 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             logging.getLogger("mkdocs.commands.build").addFilter(_tracked_dirty_build)
 
     def on_config(self, config):
-        self.project = Project.from_config(config, self.config)
+        try:
+            self.project = Project.from_config(config, self.config)
+        except SnippetError as error:
+            raise PluginError(str(error)) from None
         if self.engine is None:  # once per `mkdocs build`, once per whole `mkdocs serve`
             execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.project.execute else "0") != "0"
             approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.project.approval)
+            if approval not in APPROVAL_MODES:
+                raise PluginError(
+                    f"SNIPPETS_APPROVAL={approval}: a build can only check outputs ({' or '.join(APPROVAL_MODES)});"
+                    " approving them is `make accept`, which runs each snippet twice and keeps only what both runs agree on"
+                )
             self.engine = self.project.engine(approval=approval, execute=execute)
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds

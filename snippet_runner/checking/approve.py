@@ -1,0 +1,74 @@
+"""Approving outputs: the one way an approved ``.out`` or ``.pictures.json`` file is written.
+
+Like Pydantic's ``--update-examples``, an author changes a snippet, runs ``make accept`` and reviews
+the new files in the diff. Each snippet runs twice, fresh, in two workers whose hash seeds differ,
+and is approved only if both runs printed the same and showed the same pictures: an output that
+changes from run to run (an unseeded random number, a set's order, a timing) is refused, never
+approved. The engine itself only compares; nothing else writes an approved file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from snippet_runner.checking import approved
+from snippet_runner.checking.engine import Engine
+from snippet_runner.errors import SnippetError
+
+# PYTHONHASHSEED of the two workers: a set's or a dict-of-strings' order differs between them.
+HASH_SEEDS = ("1", "2")
+
+
+@dataclass
+class Approval:
+    """What approving one snippet did: the approved files it rewrote, or why it could not."""
+
+    rel: str
+    updated: list[str] = field(default_factory=list)
+    error: SnippetError | None = None
+
+
+def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval]:
+    """Run each snippet in both engines (uncached, in ``warn`` mode, with different hash seeds) and
+    write what they agree on as its approved output and pictures."""
+    if first is second or first.cache is not None or second.cache is not None:
+        raise ValueError("approval needs two uncached engines, so each snippet really runs twice")
+    for engine in (first, second):
+        engine.approval_mode = "warn"
+        engine.prefetch(rels)
+    for rel in rels:
+        try:
+            one, two = first.run(rel), second.run(rel)
+            if one.output != two.output:
+                raise SnippetError(
+                    one.snippet.loc(),
+                    "printed something different in two fresh runs, so its output cannot be approved;"
+                    " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
+                    detail=_two_runs(one.output, two.output),
+                )
+            drawn = [approved.pictures_text(outcome.pictures) for outcome in (one, two)]
+            if drawn[0] != drawn[1]:
+                raise SnippetError(
+                    one.snippet.loc(),
+                    "showed different pictures in two fresh runs, so they cannot be approved;"
+                    " seed what is random (torch.manual_seed) before computing what they show",
+                    detail=_two_runs(*drawn),
+                )
+        except SnippetError as error:
+            yield Approval(rel, error=error)
+            continue
+        done = Approval(rel)
+        if approved.write(one.snippet.expected_output_path, one.output):
+            done.updated.append(one.snippet.approved_name)
+        if approved.write_pictures(one.snippet.expected_pictures_path, drawn[0]):
+            done.updated.append(one.snippet.approved_pictures_name)
+        yield done
+
+
+def _two_runs(first: str, second: str) -> str:
+    lines = difflib.unified_diff(
+        first.splitlines(keepends=True), second.splitlines(keepends=True), "first run", "second run"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

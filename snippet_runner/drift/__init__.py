@@ -1,0 +1,1 @@
+"""Drift: every example under another torch, recorded per example (``make drift``)."""
