@@ -85,7 +85,7 @@ class _Process:
             )
         if not (PACKAGE / "package.json").is_file():
             raise VizError(f"{PACKAGE} is missing: run `npm ci` in {ROOT} (make does it before every build)")
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process, closed by close()
         self.proc = subprocess.Popen(
             [node, str(SCRIPT)],
             cwd=SCRIPT.parent,
