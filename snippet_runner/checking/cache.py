@@ -15,13 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import platform
-import tempfile
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
+from snippet_runner.files import hash_files, write_atomic
+from snippet_runner.machine import pinned
 from snippet_runner.running import protocol
 from snippet_runner.running.protocol import RunResult
 from snippet_runner.running.snippet import Snippet
@@ -46,14 +45,8 @@ def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAG
     """Python, the preloaded libraries' versions and the source that runs snippets, hashed once."""
     digest = hashlib.sha256()
     digest.update(platform.python_version().encode())
-    for name in preload:
-        try:
-            digest.update(f"{name}=={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{name}==?".encode())
-    for source in engine_sources(package_dir):
-        digest.update(source.relative_to(package_dir).as_posix().encode())
-        digest.update(source.read_bytes())
+    digest.update(pinned(preload).encode())
+    hash_files(digest, engine_sources(package_dir), package_dir)
     return digest.hexdigest()
 
 
@@ -89,9 +82,5 @@ class ResultCache:
             return None
 
     def put(self, key: str, result: RunResult) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(result, f, default=vars)  # as dataclasses.asdict, without its deep copy
-        os.replace(tmp, path)  # readers never see a half-written entry
+        # vars: as dataclasses.asdict, without its deep copy
+        write_atomic(self._path(key), json.dumps(result, default=vars))

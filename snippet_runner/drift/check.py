@@ -22,20 +22,19 @@ import argparse
 import difflib
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 import snippet_runner
 from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SnippetError
+from snippet_runner.files import write_atomic
+from snippet_runner.machine import installed_version
 from snippet_runner.project import Project
 from snippet_runner.running import snippet as spec
 
@@ -181,7 +180,7 @@ def record(root: Path, python: str, label: str) -> dict:
         "cuda_available": probe.get("cuda_available"),  # the examples run on the CPU; this says whether a GPU was there
         "python": probe["python"],
         "engine": snippet_runner.__version__,
-        "compared_with": _torch_here(),
+        "compared_with": installed_version("torch"),
         "summary": summary,
         "snippets": dict(sorted(entries.items())),
     }
@@ -201,12 +200,7 @@ def record_path(records_dir: Path, label: str) -> Path:
 def write_record(records_dir: Path, data: dict) -> Path:
     """Write atomically: a reader (or a crash) never sees half a record."""
     path = record_path(records_dir, data["torch"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return path
 
 
@@ -222,13 +216,6 @@ def _probe(python: str) -> dict:
     if result.returncode != 0:
         raise DriftError(f"{python} does not run: {_last_line(result.stderr)}")
     return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def _torch_here() -> str | None:
-    try:
-        return metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def _last_line(text: str) -> str:

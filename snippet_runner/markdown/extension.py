@@ -97,7 +97,7 @@ class _RunPreprocessor(Preprocessor):
         if named:
             return named
         # MkDocs (and its forks) register their link-rewriting treeprocessor with the page's File.
-        relpath = self.md.treeprocessors.get("relpath", None)
+        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None  # noqa: SIM401 - a Registry, no .get()
         file = getattr(relpath, "file", None)
         if file is not None and getattr(file, "abs_src_path", None):
             return project.shown_path(Path(file.abs_src_path))

@@ -108,7 +108,7 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
 def render(outcome: Outcome, drawer: Drawer | None = None, raw_html: Callable[[str], str] | None = None) -> list[str]:
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
-    out = _fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
+    out = fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
     verdict = outcome.verdict
     if verdict is None:
         return out  # execution switched off: code only
@@ -118,7 +118,7 @@ def render(outcome: Outcome, drawer: Drawer | None = None, raw_html: Callable[[s
         title = "Output"
         if outcome.error:
             title = f"Output: raises {outcome.error.type}, as intended"
-        out += [""] + _fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+        out += [""] + fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
     drawer = drawer or Drawer(None)
     for number, picture in enumerate(outcome.pictures, start=1):
         html = drawer.figure(picture, snippet, number)
@@ -147,11 +147,12 @@ def _unapproved_warning(approved: str, verdict) -> list[str]:
         why = f"This output differs from the approved `{approved}`."
     lines = ['!!! warning "Output not yet approved"', "", f"    {why} Review it, then run `make accept`."]
     if verdict.diff:
-        lines += [""] + ["    " + text if text else "" for text in _fenced(verdict.diff, "diff")]
+        lines += [""] + ["    " + text if text else "" for text in fenced(verdict.diff, "diff")]
     return lines
 
 
-def _fenced(text: str, info: str) -> list[str]:
+def fenced(text: str, info: str) -> list[str]:
+    """``text`` as a fenced block whose fence is longer than any run of backticks inside it."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}{info}", *text.rstrip("\n").splitlines(), fence]

@@ -41,17 +41,16 @@ import functools
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from html import escape
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from snippet_runner.errors import SnippetError
+from snippet_runner.files import write_atomic
+from snippet_runner.machine import pinned
 from snippet_runner.pictures import vizjs
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
@@ -122,11 +121,7 @@ class Drawer:
         STATS.seconds += time.perf_counter() - started
         STATS.by_kind[picture.kind] = STATS.by_kind.get(picture.kind, 0) + 1
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(svg)
-            os.replace(tmp, path)
+            write_atomic(path, svg)
         return svg
 
 
@@ -143,11 +138,7 @@ def _prefix(rel: str, number: int) -> str:
 
 @functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _versions() -> str:
-    try:
-        matplotlib = f"matplotlib=={metadata.version('matplotlib')}"
-    except metadata.PackageNotFoundError:
-        matplotlib = "matplotlib==?"
-    return f"{vizjs.version()},{matplotlib}"
+    return f"{vizjs.version()},{pinned(('matplotlib',))}"
 
 
 def _key(data: dict, prefix: str) -> str:

@@ -279,7 +279,7 @@ class Runner:
         else:
             return
         self._running = None
-        _snippet, _ = self._pending.pop(ticket)
+        self._pending.pop(ticket)
         self._done[ticket] = Death(
             id=ticket,
             timed_out=timed_out or stack.startswith("Timeout"),

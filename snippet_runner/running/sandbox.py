@@ -42,6 +42,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from snippet_runner.machine import physical_memory
+
 try:  # imported here, in the worker, so a forked child does not pay for the import
     from landlock import FSAccess, Ruleset
     from landlock.plumbing import PR_SET_NO_NEW_PRIVS, SYSCALL_RESTRICT_SELF
@@ -139,13 +141,9 @@ def _owner(st: os.stat_result) -> tuple[int, int, int]:
     return st.st_mode, st.st_uid, st.st_gid
 
 
-def ram() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
 def _limit_memory(memory: int) -> None:
     have = _address_space()
-    ceiling = have + min(memory, int(ram() * 0.9))
+    ceiling = have + min(memory, int(physical_memory() * 0.9))
     resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
 
 

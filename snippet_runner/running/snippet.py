@@ -16,12 +16,12 @@ Everything here is static (``ast``), so a syntax error is reported before any wo
 from __future__ import annotations
 
 import ast
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner.errors import SnippetError
+from snippet_runner.machine import physical_memory
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY = 3 * 1024**3  # bytes the snippet may allocate beyond what the worker already holds
@@ -161,20 +161,16 @@ def _settings(source: str, shown: str) -> dict:
             settings["timeout"] = float(m["seconds"])
         elif m := SIZE.match(body):
             amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
-            if m["what"].lower() == "memory" and amount >= _ram():
+            if m["what"].lower() == "memory" and amount >= physical_memory():
                 raise SnippetError(
                     f"{shown}:{number}",
                     f"a memory limit of {m['amount']} {m['unit']} is not below this machine's RAM"
-                    f" ({_ram() / 1024**3:.1f} GB); ask for less",
+                    f" ({physical_memory() / 1024**3:.1f} GB); ask for less",
                 )
             settings[m["what"].lower()] = amount
         else:
             raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
     return settings
-
-
-def _ram() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def split_cells(source: str) -> tuple[Cell, ...]:

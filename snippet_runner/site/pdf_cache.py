@@ -21,6 +21,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from snippet_runner.site import chromium
+from snippet_runner.files import hash_files, write_atomic
+from snippet_runner.machine import pinned
 
 _REFERENCE = re.compile(rb"""(?:src|href)\s*=\s*["']([^"'#?]+)""")
 KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
@@ -30,15 +32,11 @@ def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
     digest = hashlib.sha256()
     page = print_page.read_bytes()
     digest.update(page)
-    for path in sorted(_local_references(page, print_page.parent, site) | _files_under(site / "assets")):
-        digest.update(path.relative_to(site).as_posix().encode())
-        digest.update(path.read_bytes())
+    hash_files(digest, sorted(_local_references(page, print_page.parent, site) | _files_under(site / "assets")), site)
     digest.update(chromium.version(chromium_binary).encode())
     here = Path(__file__).parent
-    for module in ("pdf.py", "chromium.py"):
-        digest.update((here / module).read_bytes())
-    for package in ("playwright", "pypdf"):
-        digest.update(f"{package}=={metadata.version(package)}".encode())
+    hash_files(digest, [here / "pdf.py", here / "chromium.py"], here)
+    digest.update(pinned(("playwright", "pypdf")).encode())
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
     return digest.hexdigest()
 
@@ -55,11 +53,8 @@ def reuse_pdf(cache_dir: Path, key: str, target: Path) -> bool:
 
 def keep_pdf(cache_dir: Path, key: str, printed: Path) -> Path:
     """Store a freshly printed PDF under ``key`` (atomically), keeping the newest few."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
     stored = cache_dir / f"{key}.pdf"
-    partial = stored.with_suffix(f".{os.getpid()}.tmp")
-    shutil.copyfile(printed, partial)
-    os.replace(partial, stored)
+    write_atomic(stored, printed.read_bytes())
     for old in sorted(cache_dir.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
         old.unlink(missing_ok=True)
     return stored

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from snippet_runner.pictures import vizjs
 from snippet_runner.site import chromium
+from snippet_runner.files import write_atomic
 
 SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
 ENVIRONMENT = ("SNIPPETS_", "SOURCE_DATE_EPOCH", chromium.ENV_VAR)
@@ -84,10 +85,7 @@ def is_current(project: Path, site_dir: Path, key: str) -> bool:
 def remember(project: Path, site_dir: Path, key: str) -> None:
     """Record, after a successful build, the key it was built from and the files it left."""
     path = _record_path(project, site_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(json.dumps({"key": key, "files": _files(site_dir)}), encoding="utf-8")
-    os.replace(partial, path)
+    write_atomic(path, json.dumps({"key": key, "files": _files(site_dir)}))
 
 
 def forget(project: Path, site_dir: Path) -> None:

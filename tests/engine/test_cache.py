@@ -68,7 +68,7 @@ def test_key_covers_python_torch_and_engine_versions(write_snippet, monkeypatch)
         return key
 
     assert key_with(**{"snippet_runner.checking.cache.platform.python_version": lambda: "3.99.0"}) != original
-    assert key_with(**{"snippet_runner.checking.cache.metadata.version": lambda name: "9.9.9"}) != original
+    assert key_with(**{"snippet_runner.machine.metadata.version": lambda name: "9.9.9"}) != original
     assert key_with() == original
 
 

@@ -22,7 +22,6 @@ import posixpath
 import re
 from collections import defaultdict
 from html import escape
-from importlib import metadata
 from pathlib import Path
 
 from mkdocs.config import config_options as c
@@ -31,6 +30,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
 from snippet_runner.drift.check import RESULTS, DriftError, Record, load_records, version_key
+from snippet_runner.machine import installed_version
+from snippet_runner.markdown.run_lines import fenced
 from snippet_runner.project import Project
 
 MARKER = "<!-- drift-report -->"
@@ -172,11 +173,11 @@ def _version_section(
         stale = " (stale: recorded before the example last changed)" if rel in record.stale else ""
         out += [f'<a id="{_anchor(record.torch, rel)}"></a>**`snippets/{rel}`: {RESULTS[entry["result"]]}**{stale}', ""]
         if entry.get("message"):
-            out += _fenced(entry["message"], "{ .text .drift-diff }") + [""]
+            out += fenced(entry["message"], "{ .text .drift-diff }") + [""]
         if entry.get("diff"):
-            out += _fenced("\n".join(entry["diff"]), "{ .diff .drift-diff }") + [""]
+            out += fenced("\n".join(entry["diff"]), "{ .diff .drift-diff }") + [""]
         elif entry.get("output"):
-            out += _fenced("\n".join(entry["output"]), "{ .text .drift-diff }") + [""]
+            out += fenced("\n".join(entry["output"]), "{ .text .drift-diff }") + [""]
     return out
 
 
@@ -194,12 +195,6 @@ def _anchor(version: str, rel: str | None = None) -> str:
     return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
 
 
-def _fenced(text: str, info: str) -> list[str]:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [f"{fence}{info}", *text.rstrip("\n").splitlines(), fence]
-
-
 def _results(n: int) -> str:
     return "1 result is" if n == 1 else f"{n} results are"
 
@@ -214,10 +209,7 @@ def _and(items: list[str]) -> str:
 
 @functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _torch_version() -> str:
-    try:
-        return metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version("torch") or "unknown"
 
 
 # -- the MkDocs plugin ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from mkdocs.utils.meta import get_data
 
 from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.files import hash_files, write_atomic
 from snippet_runner.markdown import extension
 from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
 from snippet_runner.markdown.run_lines import combined, run_all
@@ -191,10 +192,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
             path = Path(page.file.abs_src_path)
             if not path.exists() or path.read_text(encoding="utf-8") != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                partial = path.with_suffix(f".{os.getpid()}.tmp")
-                partial.write_text(text, encoding="utf-8")
-                os.replace(partial, path)  # a build running at the same time never reads half of it
+                write_atomic(path, text)  # a build running at the same time never reads half of it
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -250,9 +248,7 @@ def _site_wide_digest(config) -> str:
     drift = config.plugins.get("snippet-drift")
     for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
         if folder and Path(folder).is_dir():
-            for path in sorted(Path(folder).rglob("*")):
-                if path.is_file():
-                    digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+            hash_files(digest, sorted(p for p in Path(folder).rglob("*") if p.is_file()), Path(folder))
     return digest.hexdigest()
 
 

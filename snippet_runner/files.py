@@ -1,0 +1,40 @@
+"""Writing files that others read at the same time, and hashing files by content.
+
+Builds run side by side (two terminals, the test suite's workers) over one cache, so every file a
+build leaves for another (a cached result, a picture, a notebook, a drift record, the PDF) appears
+whole or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Protocol
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename, so a reader (or
+    a crash) never sees half of it. The file is readable by everyone, as a plain write leaves it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+
+def hash_files(digest: _Digest, paths: Iterable[Path], root: Path) -> None:
+    """Feed each file's name (relative to ``root``) and its bytes to ``digest``, in the order given;
+    the NUL between them keeps ``a`` + ``bc`` apart from ``ab`` + ``c``."""
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
