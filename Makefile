@@ -45,8 +45,9 @@ $(ASSETS): package-lock.json
 	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
 	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
 	cp node_modules/iframe-worker/shim/index.js $(VENDOR)/iframe-worker/shim.js
-	cp node_modules/@fontsource/dejavu-sans/files/*.woff2 node_modules/@fontsource/dejavu-mono/files/*.woff2 $(VENDOR)/dejavu/
-	cp node_modules/@fontsource/dejavu-sans/LICENSE $(VENDOR)/dejavu/
+	cp node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf node_modules/dejavu-fonts-ttf/ttf/DejaVuSans-*Bold*.ttf \
+	   node_modules/dejavu-fonts-ttf/ttf/DejaVuSans-Oblique.ttf node_modules/dejavu-fonts-ttf/ttf/DejaVuSansMono*.ttf \
+	   node_modules/dejavu-fonts-ttf/LICENSE $(VENDOR)/dejavu/
 	rm -rf $(TEST_VENDOR) && mkdir -p $(TEST_VENDOR)
 	cp node_modules/axe-core/axe.min.js $(TEST_VENDOR)/
 	touch $@
