@@ -18,7 +18,7 @@ VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.copied
 TEST_VENDOR := tests/browser/vendor
 
-.PHONY: serve site test lint accept bench bench-scale drift clean
+.PHONY: serve site test lint accept verify bench bench-scale drift clean
 
 $(READY): requirements.txt pyproject.toml
 	@test -x $(PY) || { test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; } \
@@ -72,6 +72,9 @@ lint: $(READY)  ## ruff's lint and format checks, mypy, the package's layer cont
 
 accept: $(READY)  ## re-run every snippet and approve its output; review with `git diff snippets/`
 	$(PY) -m snippet_runner accept
+
+verify: $(READY)  ## run every example here, compare with the approved outputs: make verify [WITH_PYTHON=path/to/python]
+	$(PY) -m snippet_runner verify $(if $(WITH_PYTHON),--python $(WITH_PYTHON))
 
 bench: $(READY) $(ASSETS)  ## time cold, warm and one-edit builds against a plain build
 	$(PY) -m devtools.bench

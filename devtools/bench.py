@@ -5,12 +5,17 @@ side by side: **(a)** a plain Material build of the same Markdown pages, with on
 and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines stay as text), and
 **(b)** one ``python -c "import torch"``.
 
-* (c) cold ``make site`` (empty caches, PDF printed)  target c <= 1.5 x (a + b + compute) + PDF print
+* (c) cold ``make site`` (empty caches, PDF printed)  target c - PDF print <= 1.5 x (a + b + g1), where
+  g1 is the snippets' compute run one after another in one warm process (row g)
 * (d) warm ``make site``, nothing changed, PDF too    target d <= 1.5 x a
   (no build runs: site/skip.py; also shown, for information, a forced build with every step reused)
 * (e) ``make serve`` (no print page): a snippet edited, from the file write until the served page shows the new
   output over HTTP                                   target e <= 1.5 x a + the snippet's own run time
 * (f) the same for an edit of a page's prose         target f <= 1.5 x a
+* (g) the chapter's snippet time as the build spends it (workers warmed), without the warm-up, and
+  the same snippets one after another in one warm process (``snippet_time.py``)   target <= 1.5
+* (h) one sentence of one page edited, then ``make site`` (PDF included)   target h <= 3 x a, and
+  its MkDocs part (h less the PDF's printing)                            target <= 1.5 x a
 * (p) printing the PDF, step by step (launch, load and render, prepare, print, pypdf), the way
   ``pdf.py`` prints it and the way it printed before it wrote the contents' numbers into the PDF
   (``old_print_pdf``: a draft print, then the numbers written into the page and a second print),
@@ -42,6 +47,9 @@ files are never touched. Each timing is the median of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import io
 import os
 import re
 import resource
@@ -53,12 +61,14 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
 
+from devtools import snippet_time
 from devtools.scratch import ENV, ScratchProject
 
 if TYPE_CHECKING:
@@ -200,14 +210,19 @@ _SNIPPET_TIME = re.compile(r"([\d.]+) s of snippet time")
 _PRINTED = re.compile(r"printed in ([\d.]+) s")
 
 
-def chapter(root: Path, repeat: int) -> None:
+def chapter(root: Path, repeat: int, pdf_steps: bool = True) -> None:
+    """Each row is printed as soon as it is measured (a run on a loaded machine may take long, and a
+    late failure must not lose the rows before it); the ratios come last."""
+    show = functools.partial(print, flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         project = ScratchProject.copy_of(root, Path(tmp))
         baseline = write_baseline_config(project.root)
         build_baseline = ("-m", "mkdocs", "build", "-q", "-f", str(baseline), "-d", str(Path(tmp) / "baseline"))
         _timed(project, *build_baseline)  # once, to warm the disk
         a = _median(repeat, lambda: _timed(project, *build_baseline)[0])
+        show(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
         b = _median(repeat, lambda: _timed(project, "-c", "import torch")[0])
+        show(f"(b) python -c 'import torch'                {b:6.2f} s")
 
         colds = []
         for _ in range(repeat):
@@ -217,32 +232,57 @@ def chapter(root: Path, repeat: int) -> None:
             printed = float(m.group(1)) if (m := _PRINTED.search(log)) else 0.0
             colds.append((seconds, compute, printed))
         c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
+        show(
+            f"(c) cold make site, empty caches            {c:6.2f} s"
+            f"   build's snippet time {compute:.2f} s, PDF print {printed:.2f} s"
+        )
+        g = snippet_time.side_by_side(project.root, repeat)
+        show(
+            f"(g) snippet time, the build's way            {g.warmed:6.2f} s   {g.snippets} snippets, workers warmed;"
+            f" {g.cold_forks:.2f} s without the warm-up; one warm process {g.one_process:.2f} s"
+        )
         d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
+        show(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
         forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
+        show(
+            f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused"
+        )
+        h, h_print = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
+        show(f"(h) one sentence edited, then make site      {h:6.2f} s   of which printing the PDF {h_print:.2f} s")
         e, f = serve_edits(
             project,
             project.root / "snippets" / "chain_rule" / "autograd_check.py",
             project.root / "docs" / "chain-rule.md",
             "chain-rule.html",
         )
-        p = pdf_breakdown(project.root / "site", repeat)
-
-    print(f"(a) plain Material build (search + offline) {a:6.2f} s   the baseline")
-    print(f"(b) python -c 'import torch'                {b:6.2f} s")
-    print(
-        f"(c) cold make site, empty caches            {c:6.2f} s   snippets' compute {compute:.2f} s, PDF print {printed:.2f} s"
-    )
-    print(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
-    print(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused")
-    print(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
-    print(f"(f) make serve, a page's prose edited       {f:6.2f} s")
-    print(f"(p) printing the PDF:\n{p.text}")
-    print()
-    _verdict("c / (1.5 (a+b+compute) + print)", c / (1.5 * (a + b + compute) + printed), 1.0)
+        show(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
+        show(f"(f) make serve, a page's prose edited       {f:6.2f} s")
+        p = pdf_breakdown(project.root / "site", repeat) if pdf_steps else None
+        if p is not None:
+            show(f"(p) printing the PDF:\n{p.text}")
+    show()
+    _verdict("(c - print) / (a+b+g1)", (c - printed) / (a + b + g.one_process), 1.5)
+    _verdict("g: build / one process", g.ratio, 1.5, note=f"without the warm-up: {g.cold_forks / g.one_process:.1f}")
+    _verdict("h / a", h / a, 3.0)
+    _verdict("(h - print) / a", (h - h_print) / a, 1.5)
     _verdict("d / a", d / a, 1.5)
     _verdict("e / a", e / a, 1.5, note="plus the snippet's own run time, a few ms")
     _verdict("f / a", f / a, 1.5)
-    _verdict("p: new print / old print", p.ratio, 0.5)
+    if p is not None:
+        _verdict("p: new print / old print", p.ratio, 0.5)
+
+
+def prose_edit_builds(project: ScratchProject, page: Path, repeat: int) -> tuple[float, float]:
+    """One sentence added to ``page``, then ``make site``, ``repeat`` times (a new sentence each
+    time): the medians of the whole build and of its PDF printing (0 when the PDF was reused)."""
+    runs = []
+    for i in range(repeat):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("\n\n", f"\n\nA sentence make bench added, number {i}.\n\n", 1))
+        seconds, log = _timed(project, "-m", "snippet_runner", "site")
+        found = _PRINTED.search(log)
+        runs.append((seconds, float(found.group(1)) if found else 0.0))
+    return tuple(statistics.median(x) for x in zip(*runs, strict=True))
 
 
 @dataclass
@@ -332,7 +372,7 @@ def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps: pdf
     with chromium.launch() as browser:
         laps.lap("launch")
         page = browser.new_page()
-        page.goto(print_page.resolve().as_uri(), wait_until="load")
+        page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=pdf.RENDER_TIMEOUT_MS)
         page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
         laps.lap("load and render")
         page.evaluate(pdf._OPEN_DETAILS)
@@ -469,11 +509,63 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m devtools.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is shown")
     parser.add_argument("--scale", action="store_true", help="only the 1,000-snippet measurement")
+    parser.add_argument("--no-scale", action="store_true", help="leave the 1,000-snippet measurement out")
+    parser.add_argument("--no-pdf-steps", action="store_true", help="leave row (p), the PDF step by step, out")
+    parser.add_argument("--no-record", action="store_true", help=f"do not rewrite the table in {RECORD}")
     args = parser.parse_args()
-    if not args.scale:
-        chapter(Path.cwd(), args.repeat)
-        print()
-    scale()
+    with _recorded() as printed:
+        if not args.scale:
+            chapter(Path.cwd(), args.repeat, pdf_steps=not args.no_pdf_steps)
+            print()
+        if not args.no_scale:
+            scale()
+    if not args.no_record:
+        record(Path.cwd() / RECORD, printed.getvalue(), args)
+        print(f"bench: the table in {RECORD} is now this run's")
+
+
+# -- the developers' table -----------------------------------------------------------------------
+
+RECORD = Path("dev") / "measurements.md"
+START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
+@contextlib.contextmanager
+def _recorded() -> Iterator[io.StringIO]:
+    """Everything printed meanwhile, both to the terminal and into the returned buffer."""
+    buffer = io.StringIO()
+
+    class Tee(io.TextIOBase):
+        def write(self, text: str) -> int:
+            buffer.write(text)
+            return terminal.write(text)
+
+        def flush(self) -> None:
+            terminal.flush()
+
+    terminal = sys.stdout
+    sys.stdout = Tee()
+    try:
+        yield buffer
+    finally:
+        sys.stdout = terminal
+
+
+def record(path: Path, printed: str, args: argparse.Namespace) -> None:
+    """Put this run's report between the markers of the developers' measurements page: the one
+    place the figures live, so no docstring or README carries a number of its own."""
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        raise SystemExit(f"bench: {path} has no '{START}' ... '{END}' block to rewrite")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    flags = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in vars(args).items() if v)
+    block = (
+        f"{START}\nLast run: {when}, `make bench{(' ' + flags) if flags else ''}`, on {os.cpu_count()} cores,"
+        f" load average {os.getloadavg()[0]:.1f} at the end.\n\n```text\n{printed.strip()}\n```\n{END}"
+    )
+    before, _, rest = text.partition(START)
+    _, _, after = rest.partition(END)
+    path.write_text(before + block + after, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Command line: ``python -m snippet_runner {site,serve,accept}``; the Makefile's targets call these."""
+"""Command line: ``python -m snippet_runner {site,serve,accept,verify}``; the Makefile's targets call these."""
 
 from __future__ import annotations
 
@@ -67,7 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
+    check = sub.add_parser("verify", help="run every example and code fence here and compare with the approved outputs")
+    check.add_argument("--python", help="run them under this interpreter (it needs torch and numpy)")
     args, passed_on = parser.parse_known_args(argv)
+    if args.command == "verify" and not passed_on:
+        from snippet_runner import verify
+
+        return verify.main(
+            ["--config-file", str(args.config_file), *(["--python", args.python] if args.python else [])]
+        )
     if args.command == "serve":
         return serve(args.config_file, passed_on)
     if passed_on:

@@ -41,6 +41,10 @@ class SnippetRunnerConfig(Config):
     build_info = c.Optional(c.Type(str))
     # worker processes when many snippets must run (each imports torch once); 0: one per core
     workers = c.Type(int, default=0)
+    # warm each worker, before it forks, with what the snippets touch in the preloaded packages
+    # (warmup.py: read from their syntax trees), and with these dotted names too
+    warm_up = c.Type(bool, default=True)
+    warm_up_names = c.ListOfItems(c.Type(str), default=[])
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ class Project:
     build_info: str | None = None
     pdf: PdfTarget | None = None
     workers: int = 0
+    warm_up: bool = True
+    warm_up_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Every configured path stays inside the project (symlinks resolved): a setting can
@@ -113,6 +119,8 @@ class Project:
             build_info=plugin_config.build_info,
             pdf=_pdf_target(mkdocs_config),
             workers=plugin_config.workers,
+            warm_up=plugin_config.warm_up,
+            warm_up_names=tuple(plugin_config.warm_up_names),
         )
 
     @classmethod
@@ -139,6 +147,11 @@ class Project:
     def pdf_cache_dir(self) -> Path:
         """Printed PDFs, by the hash of what they print (``site/pdf_cache.py``), beside the snippet cache."""
         return self.cache_dir.parent / "pdf"
+
+    @property
+    def report_path(self) -> Path:
+        """The execution report (``report.py``), a build's log: beside the caches, never in the site."""
+        return self.cache_dir.parent / "build-log" / "execution-report.html"
 
     @property
     def template_cache_dir(self) -> Path:
@@ -210,6 +223,8 @@ class Project:
             worker_env=worker_env,
             workers=self.workers or len(os.sched_getaffinity(0)),
             python=python,
+            warm_up=self.warm_up,
+            warm_up_names=self.warm_up_names,
         )
 
 

@@ -46,6 +46,11 @@ class SessionBuild:
     log: str  # "exit <code>" and what the build printed
     cache: Path  # the snippet cache the build filled
 
+    @property
+    def report(self) -> Path:
+        """The build's execution report (written beside its cache, outside the site)."""
+        return dataclasses.replace(PROJECT, cache_dir=self.cache).report_path
+
     @staticmethod
     def environment() -> dict[str, str]:
         """The environment under which a build in the repository reuses this build's results."""

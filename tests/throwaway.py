@@ -28,13 +28,12 @@ def new_build(engine, approval_mode: str):
 
 # A graph picture drawn from a run: format with x; x = 2 gives x.grad = 60.
 GRAPH_SNIPPET = """
+# snippet: graph y
 import torch
-from snippet_runner.pictures import show_graph
 
 x = torch.tensor({x}, requires_grad=True)
 u = 3 * x + 4
 y = u ** 2
-show_graph(y)
 y.backward()
 print(x.grad)
 """

@@ -16,10 +16,11 @@ from typing import NoReturn
 
 from snippet_runner.checking import approved
 from snippet_runner.checking.cache import ResultCache, key_for
-from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
+from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
 SNIPPETS_PER_EXTRA_WORKER = 16
@@ -35,7 +36,7 @@ class Outcome:
     seconds: float = 0.0
     peak_rss_growth_kb: int = 0
     verdict: approved.Verdict | None = None  # None when execution is off
-    pictures: tuple[Picture, ...] = ()  # the data of what it showed (show_graph, show_curves), checked
+    pictures: tuple[Picture, ...] = ()  # the data of the pictures captured from its run, checked
 
     @property
     def output(self) -> str:
@@ -66,6 +67,8 @@ class Engine:
         worker_env: dict[str, str] | None = None,
         workers: int = 1,
         python: str | None = None,
+        warm_up: bool = True,
+        warm_up_names: tuple[str, ...] = (),
     ):
         if approval_mode not in APPROVAL_MODES:
             raise ValueError(f"approval_mode must be one of {APPROVAL_MODES}, not {approval_mode!r}")
@@ -81,7 +84,9 @@ class Engine:
         self._worker_env = worker_env
         # python: the worker's interpreter, when it is not this one (make drift runs another torch)
         self._python = python
-        self.runners = [Runner(self.preload, worker_env, python=python)]
+        self.warm_up = warm_up  # warm each worker with what the snippets use (warmup.py)
+        self.warm_up_names = tuple(warm_up_names)  # and with these, from the settings
+        self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         # What prefetch already read, handed to the run() that follows it in the same build:
@@ -131,7 +136,7 @@ class Engine:
             todo.append((snippet, key))
         count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
         while len(self.runners) < count:
-            self.runners.append(Runner(self.preload, self._worker_env, python=self._python))
+            self.runners.append(self._new_runner())
         for index, (snippet, key) in enumerate(todo):
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))
@@ -174,10 +179,12 @@ class Engine:
         printed = sum(len(text.encode()) for text in result.outputs)
         self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
         _check_limits(snippet, result)
+        raised = _check_exception(snippet, result)
+        _check_pictures(snippet, result)
         outcome = Outcome(
             snippet,
             outputs=result.outputs,
-            error=_check_exception(snippet, result),
+            error=raised,
             cached=cached,
             seconds=result.seconds,
             peak_rss_growth_kb=result.peak_rss_growth_kb,
@@ -203,12 +210,34 @@ class Engine:
                 f" (+{slowest.peak_rss_growth_kb / 1024:.1f} MB peak RSS)"
             )
         if self.runner.import_seconds is not None:
-            line += f"; worker imported {', '.join(self.preload) or 'nothing'} in {self.runner.import_seconds:.2f} s"
+            line += (
+                f"; worker imported {', '.join(self.preload) or 'nothing'} and warmed up"
+                f" in {self.runner.import_seconds:.2f} s"
+            )
         if len(self.runners) > 1:
             line += f" ({len(self.runners)} workers)"
+        if self.runner.protections_off:
+            line += "\nSandbox protections that are OFF on this machine: " + "; ".join(self.runner.protections_off)
         return line
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _new_runner(self) -> Runner:
+        return Runner(self.preload, self._worker_env, python=self._python, warm=self.warm_names)
+
+    def warm_names(self) -> tuple[str, ...]:
+        """What a worker starting now warms before its first fork: the names every snippet in the
+        folder touches in the packages it preloads (read from their syntax trees, a few ms for
+        the chapter), and those the settings add."""
+        if not self.warm_up:
+            return self.warm_up_names
+        sources = []
+        for path in sorted(self.snippets_dir.rglob("*.py")):
+            try:
+                sources.append(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue  # the run reports it, with the page
+        return tuple(sorted(set(touched_by(sources, self.preload)) | set(self.warm_up_names)))
 
     def _judge(self, outcome: Outcome, result: RunResult) -> approved.Verdict:
         snippet = outcome.snippet
@@ -246,8 +275,19 @@ class Engine:
         )
 
 
+_LIMITS = {
+    # what the sandbox reports a snippet ran into -> (the limit as the message names it, its setting)
+    "processes": (lambda s: f"limit of {s.processes} processes and threads", lambda s: f"processes {s.processes * 2}"),
+    "disk": (
+        lambda s: f"disk limit of {_size(s.disk)} (its scratch folder's files, all together)",
+        lambda s: f"disk {_size(s.disk * 2)}",
+    ),
+    "shm": (lambda s: f"shared memory limit of {_size(s.shm)} (/dev/shm)", lambda s: f"shm {_size(s.shm * 2)}"),
+}
+
+
 def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
-    """A run that hit its output or memory limit fails, naming the limit and how to raise it."""
+    """A run that hit one of its limits fails, naming the limit and how to raise it."""
     printed = sum(len(text.encode()) for text in result.outputs)
     if printed > snippet.output:
         last = result.printed_at[-1][2] if result.printed_at else 1
@@ -266,6 +306,23 @@ def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
             f" ({error.type}{': ' if error.message else ''}{(error.message.splitlines() or [''])[0]});"
             f" raise it with '# snippet: memory {_size(snippet.memory * 2)}' at the top of the file",
         )
+    hit = list(result.limits)
+    if not hit and error and _refused_a_process(error):  # RLIMIT_NPROC (no cgroup) tells no one
+        hit = ["processes"]
+    for name in hit:
+        limit, setting = _LIMITS[name]
+        raise SnippetError(
+            snippet.loc((error.line or 1) if error else 1),
+            f"stopped at its {limit(snippet)}; raise it with '# snippet: {setting(snippet)}' at the top of the file"
+            + (f" ({error.type}: {(error.message.splitlines() or [''])[0]})" if error else ""),
+        )
+
+
+def _refused_a_process(error) -> bool:
+    """The error a refused fork or thread raises: EAGAIN from os.fork, or threading's own."""
+    return (error.type == "BlockingIOError" and "[Errno 11]" in error.message) or (
+        error.type == "RuntimeError" and error.message.startswith("can't start new thread")
+    )
 
 
 def _size(amount: int) -> str:
@@ -316,6 +373,14 @@ def _innermost_line(stack: str, path: Path) -> int | None:
         if match["file"] == str(path):
             return int(match["line"])
     return None
+
+
+def _check_pictures(snippet: spec.Snippet, result: RunResult) -> None:
+    """A picture setting the run could not satisfy fails, naming the setting's line."""
+    if not result.picture_errors:
+        return
+    errors = [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]
+    raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
 
 
 def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:

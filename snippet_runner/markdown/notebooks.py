@@ -19,6 +19,7 @@ from html import escape
 
 from snippet_runner.checking.engine import Outcome
 from snippet_runner.errors import SnippetError
+from snippet_runner.running.snippet import SETTING
 
 _CDN_SCRIPT = re.compile(
     r"<script\b[^>]*>(?:(?!</script>).)*?(?:mathjax|MathJax|cdnjs|unpkg|jsdelivr)(?:(?!</script>).)*?</script>"
@@ -32,7 +33,7 @@ SOLUTION_TAG = "solution"
 
 def to_notebook(outcome: Outcome, drawer=None) -> str:
     """The notebook JSON for a run of a percent script, each code cell carrying its own output,
-    and the pictures it showed (drawn by ``drawer``, a :class:`~snippet_runner.drawing.Drawer`)
+    and the pictures it showed (drawn by ``drawer``, a :class:`~snippet_runner.pictures.draw.Drawer`)
     as SVG outputs of the cell that showed them."""
     import jupytext  # imported here, not at the top: 0.17 s of every build that writes no notebook
     import nbformat
@@ -55,6 +56,7 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
         if cell.cell_type != "code":
             continue
         count += 1
+        cell.source = hidden_settings_removed(cell.source)
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
         cell.outputs += pictures.get(index, [])
@@ -63,6 +65,13 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["language_info"] = {"name": "python"}
     return nbformat.writes(notebook) + "\n"
+
+
+def hidden_settings_removed(source: str) -> str:
+    """A cell's code as the reader gets it: the engine's ``# snippet:`` lines are the build's (a
+    notebook shows no line numbers, so nothing else has to change)."""
+    lines = [line for line in source.splitlines() if not SETTING.match(line.strip())]
+    return "\n".join(lines).strip("\n")
 
 
 def _content_ids(cells, name: str) -> None:

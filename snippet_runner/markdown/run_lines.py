@@ -23,11 +23,14 @@ from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.pictures.draw import Drawer
 from snippet_runner.running.snippet import SETTING
 
-DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\{\{\s*run\s+(?P<rel>[\w.-]+(?:/[\w.-]+)*\.py)\s*\}\}\s*$")
+DIRECTIVE = re.compile(
+    r"^(?P<indent>[ \t]*)\{\{\s*run\s+(?P<rel>[\w.-]+(?:/[\w.-]+)*\.py)"
+    r'(?:\s+predict="(?P<question>[^"\\]+)")?\s*\}\}\s*$'
+)
 LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{|\{\{\s*run\b")
 INLINE_CODE = re.compile(r"(`+).+?\1")
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
-SYNTAX = "{{ run <page>/<file>.py }}"
+SYNTAX = '{{ run <page>/<file>.py }} or {{ run <page>/<file>.py predict="<question>" }}'
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,9 @@ class Include:
     line: int  # 1-based, in the page
     indent: str
     rel: str
+    # "Predict, then run": the output is folded under this question, so the reader sees the
+    # code, commits to an answer, and only then opens what the run printed.
+    question: str | None = None
 
 
 def find_includes(markdown: str, page: str) -> list[Include]:
@@ -51,7 +57,7 @@ def find_includes(markdown: str, page: str) -> list[Include]:
             fence = opened["fence"]
             continue
         if match := DIRECTIVE.match(line):
-            includes.append(Include(number, match["indent"], match["rel"]))
+            includes.append(Include(number, match["indent"], match["rel"], match["question"]))
         elif LOOKS_LIKE_DIRECTIVE.search(INLINE_CODE.sub("", line)):
             raise SnippetError(
                 f"{page}:{number}",
@@ -94,7 +100,7 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
     errors: list[SnippetError] = []
     for include in reversed(find_includes(markdown, page)):
         try:
-            rendered = render(outcomes[include.line], drawer, raw_html)
+            rendered = render(outcomes[include.line], drawer, raw_html, include.question)
         except SnippetError as error:
             errors.insert(0, error.on_page(f"{page}:{include.line}"))
             continue
@@ -105,7 +111,14 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
 
 
-def render(outcome: Outcome, drawer: Drawer | None = None, raw_html: Callable[[str], str] | None = None) -> list[str]:
+def render(
+    outcome: Outcome,
+    drawer: Drawer | None = None,
+    raw_html: Callable[[str], str] | None = None,
+    question: str | None = None,
+) -> list[str]:
+    """The code, then what the run printed and drew; with a ``question``, the run's part is folded
+    (a collapsed ``??? question`` admonition) under it, and the PDF prints it open."""
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
     out = fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
@@ -114,16 +127,24 @@ def render(outcome: Outcome, drawer: Drawer | None = None, raw_html: Callable[[s
         return out  # execution switched off: code only
     if not verdict.approved:
         out += [""] + _unapproved_warning(snippet.approved_name, verdict)
+    shown: list[str] = []
     if outcome.output:
         title = "Output"
         if outcome.error:
             title = f"Output: raises {outcome.error.type}, as intended"
-        out += [""] + fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+            if "Traceback (most recent call last):" in outcome.output:
+                # The worker keeps only the frames of the snippet's own folder (running/terminal.py):
+                # the reader's terminal shows PyTorch's frames too, so the page says so.
+                title += "; traceback shows this file's frames only"
+        shown += [""] + fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
     drawer = drawer or Drawer(None)
     for number, picture in enumerate(outcome.pictures, start=1):
         html = drawer.figure(picture, snippet, number)
-        out += ["", raw_html(html) if raw_html else html]
-    return out
+        shown += ["", raw_html(html) if raw_html else html]
+    if question is None or not shown:
+        return out + shown
+    folded = ["    " + text if text else "" for text in shown[1:]]
+    return [*out, "", f'??? question "Predict, then run: {question}"', "", *folded]
 
 
 def shown_code(source: str) -> tuple[int, str]:

@@ -1,5 +1,1 @@
-"""Pictures from real runs: recorded in the snippet's process (``record``), drawn as SVG in the build (``draw``)."""
-
-from snippet_runner.pictures.record import show_curves, show_graph
-
-__all__ = ["show_curves", "show_graph"]
+"""Pictures from real runs: captured in the snippet's process from its settings (``record``), drawn as SVG in the build (``draw``)."""

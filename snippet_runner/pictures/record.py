@@ -1,40 +1,50 @@
-"""Pictures from real runs: what a snippet calls to show the autograd graph or a loss curve.
+"""Pictures from real runs, captured by the build in the snippet's own process: no helper in its code.
 
-A snippet imports two functions and calls them where the picture belongs::
+A listing stays plain PyTorch; a setting the reader never sees (the listing hides the file's
+``# snippet:`` lines, see :mod:`snippet_runner.running.snippet`) names what to draw::
 
-    from snippet_runner.pictures import show_graph, show_curves
+    # snippet: graph loss
+    # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
 
-    y = u ** 2
-    show_graph(y)        # before y.backward(): it watches the gradients flow
-    y.backward()
+:class:`Watch` is set up by the worker's child before the snippet runs, and read after it:
 
-    show_curves({"loss": losses}, xlabel="epoch", ylabel="loss (MSE)")
+* **graph NAME**: ``torch.autograd.backward`` (which ``Tensor.backward`` calls too) is wrapped in
+  the child. At the first backward pass whose tensors include the snippet's variable ``NAME``
+  (looked up in the snippet's globals, and in the locals of its own frames on the stack, so a
+  tensor inside a function counts too), the graph is walked, hooks are put on its nodes, and then
+  the real backward runs: the picture holds the values that forward pass used and the gradients
+  that really flowed. The wrapper is the child's, so it dies with it.
+* **curves NAME ...**: when the run ends, each named variable (a list of numbers or one-element
+  tensors, or ``NAME[:,N]``, item ``N`` of each entry of a list of tuples) becomes one series.
 
-Neither draws anything here. They record the picture's **data** (the graph's nodes, edges, values
-and gradients, or the plotted series) in this module's list; run as ``python example.py`` that is
-all they do, so the script prints exactly what the page prints and writes nothing. Inside the
-engine, the worker's child hands the list back with the run's result
-(:class:`~snippet_runner.messages.Picture`), the engine approves the data like an output (the
-committed ``<snippet>.pictures.json``) and caches it with the result, and the build draws the SVG
-from it (:mod:`snippet_runner.pictures.draw`). Drawing in the build, not here, keeps matplotlib and
-Graphviz out of the sandboxed child and lets a warm build draw nothing.
+A setting the run cannot satisfy is reported with its line, and fails the build: a name that is
+no variable of the snippet, a variable that is not a tensor, a tensor with no graph or that never
+went backward, values that are not numbers.
 
-**The graph walk is the one thing written by hand.** ``torchviz`` draws a ``grad_fn`` graph, but
-only its node classes: no values, no gradients, no names. Here we walk ``grad_fn`` /
-``next_functions`` ourselves and:
+**What was looked at.** sphinx-gallery's image scrapers run each example with matplotlib's Agg
+backend and save whatever figures are open afterwards. Capturing a matplotlib figure was the other
+way offered: it was not taken because it would put matplotlib (its import, its font cache, which
+it writes to a folder the sandbox keeps read-only, and ``plt.show()``'s warning under Agg, which
+would land in the output) into every plotting snippet's process, and into the reader's
+requirements, for four curves whose data the run already holds. torchviz draws a ``grad_fn``
+graph, but only its node classes: no values, no gradients, no names. The graph walk is therefore
+written here:
 
-* name tensors as the snippet does, by looking up the caller's variables (and the parameters of any
-  ``nn.Module`` among them, as ``model.weight``);
-* record every leaf's value when ``show_graph`` is called (the value the forward pass used) and its
-  ``.grad`` when the next ``backward()`` through the graph has finished (a callback queued on
-  autograd's engine);
-* register a hook on every backward node, so each edge carries the gradient that really flowed
-  along it in that backward pass (the seed gradient on the edge into the root's node, too);
-* optionally (``saved=True``) list what each node saved for the backward pass and whether that
-  backward freed it, which is what ``retain_graph`` is about.
+* tensors are named as the snippet names them (and the parameters of any ``nn.Module`` among its
+  variables, as ``model.weight``);
+* every leaf's value is recorded when the backward pass starts, and its ``.grad`` when it has
+  finished (a callback queued on autograd's engine);
+* a hook on every backward node records the gradient that flowed along each edge (the seed
+  gradient on the edge into the root's node, too);
+* ``saved`` lists what each node saved for the backward pass and whether that backward freed it,
+  which is what ``retain_graph`` is about.
 
-Only the first backward pass through the root after the call is recorded. A graph of more than
-``MAX_NODES`` nodes is refused, and the message says how to draw a part (``stop_at=``).
+Only the first backward pass through the named tensor is recorded. A graph of more than
+``MAX_NODES`` nodes is refused, and the message says how to draw a part (``stop_at=NAME``).
+
+The data goes back with the run's result (:class:`~snippet_runner.running.protocol.Picture`), is approved
+like an output (``<snippet>.pictures.json``) and cached with it; :mod:`snippet_runner.pictures.draw`
+draws the SVG in the build, outside the sandbox.
 """
 
 from __future__ import annotations
@@ -45,21 +55,136 @@ from typing import Any
 
 MAX_NODES = 60
 
-_recorded: list[dict] = []  # what this process has shown, in order; see collected()
+
+class Watch:
+    """The pictures one run asked for: installed before the snippet runs, read once it ended."""
+
+    def __init__(self, settings, namespace: dict, path: str):
+        self.settings = [(kind, int(line), dict(options)) for kind, line, options in settings]
+        self.namespace, self.path = namespace, str(path)
+        self.graphs: dict[int, dict] = {}  # setting line -> its record, once its backward began
+        self.errors: dict[int, str] = {}
+        self.seen: dict[int, Any] = {}  # setting line -> the last value its name had on the stack
+        if any(kind == "graph" for kind, _, _ in self.settings):
+            self._wrap_backward()
+
+    def _wrap_backward(self) -> None:
+        import torch
+
+        real = torch.autograd.backward
+        watch = self
+
+        def backward(tensors, *args, **kwargs):
+            watch._before_backward(tensors, sys._getframe(1))
+            return real(tensors, *args, **kwargs)
+
+        torch.autograd.backward = backward
+        self._real_backward: Any = real
+
+    def close(self) -> None:
+        """Put ``torch.autograd.backward`` back. The worker's child never needs to (the wrapper
+        dies with it); the tests, which watch in their own process, do."""
+        real = getattr(self, "_real_backward", None)
+        if real is not None:
+            import torch
+
+            torch.autograd.backward = real
+            self._real_backward = None
+
+    def _before_backward(self, tensors, frame) -> None:
+        import torch
+
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        for kind, line, options in self.settings:
+            if kind != "graph" or line in self.graphs or line in self.errors:
+                continue
+            found = self._frame_holding(options["name"], frame)
+            if found is None:
+                continue
+            namespace, value = found
+            self.seen[line] = value
+            if not any(value is root for root in roots):
+                continue
+            record = {"kind": "graph", "line": line, "data": {}}
+            try:
+                _start_graph(value, options, namespace, record)
+            except ValueError as error:
+                self.errors[line] = str(error)
+                continue
+            self.graphs[line] = record
+
+    def _frame_holding(self, name: str, frame):
+        """(the namespace, the value) where the snippet's code sees ``name``: the innermost of its
+        own frames on the stack that has it, else its globals."""
+        while frame is not None:
+            if frame.f_code.co_filename == self.path and name in frame.f_locals:
+                namespace = dict(frame.f_globals)
+                namespace.update(frame.f_locals)
+                return namespace, frame.f_locals[name]
+            frame = frame.f_back
+        if name in self.namespace:
+            return self.namespace, self.namespace[name]
+        return None
+
+    def results(self) -> tuple[list[dict], list[tuple[int, str]]]:
+        """The pictures, in the order of their settings, and the settings that failed."""
+        import torch
+
+        pictures = []
+        for kind, line, options in self.settings:
+            if line in self.errors:
+                continue
+            if kind == "curves":
+                try:
+                    pictures.append({"kind": "curves", "line": line, "data": _curves(options, self.namespace)})
+                except (TypeError, ValueError) as error:
+                    self.errors[line] = str(error)
+                continue
+            record = self.graphs.get(line)
+            if record is not None:
+                finish = record.pop("_finish", None)
+                if finish is not None:
+                    finish()
+                pictures.append({"kind": "graph", "line": line, "data": record["data"]})
+                continue
+            name = options["name"]
+            value = self.namespace.get(name, self.seen.get(line))
+            if name not in self.namespace and line not in self.seen:
+                self.errors[line] = f"'# snippet: graph {name}' names no variable of the snippet"
+            elif not isinstance(value, torch.Tensor):
+                self.errors[line] = (
+                    f"'# snippet: graph {name}' names a {type(value).__name__}, not a tensor;"
+                    " name the tensor whose backward() draws the graph"
+                )
+            elif value.grad_fn is None:
+                self.errors[line] = (
+                    f"'# snippet: graph {name}': {name} has no autograd graph, because no operation on a"
+                    " tensor with requires_grad=True produced it; name a tensor computed from one"
+                )
+            else:
+                self.errors[line] = (
+                    f"'# snippet: graph {name}': {name} never went backward, so there is no backward pass"
+                    f" to draw; call {name}.backward(), or name the tensor the snippet calls backward() on"
+                )
+        return pictures, sorted(self.errors.items())
 
 
-def collected() -> list[dict]:
-    """Every picture shown so far, finished: ``{"kind", "line", "data"}`` each (the worker reads this)."""
-    for record in _recorded:
-        finish = record.pop("_finish", None)
-        if finish is not None:
-            finish()
-    return [{"kind": r["kind"], "line": r["line"], "data": r["data"]} for r in _recorded]
-
-
-def forget() -> None:
-    """Drop every picture recorded so far (for tests that call the functions in one process)."""
-    _recorded.clear()
+def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
+    names, named = _names(namespace)
+    root_name = options["name"]
+    if tensor.grad_fn is None:
+        raise ValueError(
+            f"'# snippet: graph {root_name}': {root_name} has no autograd graph, because no operation on a"
+            " tensor with requires_grad=True produced it; name a tensor computed from one"
+        )
+    stop_at: tuple = ()
+    if "stop_at" in options:
+        stop = namespace.get(options["stop_at"])
+        if stop is None:
+            raise ValueError(f"'# snippet: graph {root_name} stop_at={options['stop_at']}' names no variable")
+        stop_at = (stop,)
+    walk = _Walk(tensor, root_name, names, named, bool(options.get("saved")), stop_at, options.get("title"), record)
+    walk.start()  # its prehook on the root's node sees the backward pass begin
 
 
 # -- numbers -----------------------------------------------------------------------------------
@@ -95,36 +220,11 @@ def _nested(values) -> str:
 # -- the graph ---------------------------------------------------------------------------------
 
 
-def show_graph(tensor, *, saved: bool = False, stop_at=(), title: str | None = None) -> None:
-    """Show the autograd graph PyTorch recorded for ``tensor``; call it before ``tensor.backward()``.
-
-    ``saved=True`` also lists what each backward node saved and whether the backward pass freed
-    it. ``stop_at=[h]`` draws the graph only down to tensor ``h`` (for a graph too large to read).
-    """
+def _names(namespace: dict) -> tuple[dict[int, str], list]:
+    """``id(tensor) -> name`` for the snippet's variables and the parameters of its modules, and
+    its tensors as ``(name, tensor)`` pairs, in the order they were defined."""
     import torch
 
-    if not isinstance(tensor, torch.Tensor):
-        raise TypeError(f"show_graph() draws the autograd graph of a tensor; it was given a {type(tensor).__name__}")
-    caller = sys._getframe(1)
-    names, named = _names(caller)
-    root_name = names.get(id(tensor), "output")
-    if tensor.grad_fn is None:
-        raise ValueError(
-            f"show_graph({root_name}): {root_name} has no autograd graph, because no operation on a tensor"
-            " with requires_grad=True produced it; show a tensor computed from one"
-        )
-    record: dict[str, Any] = {"kind": "graph", "line": caller.f_lineno, "data": {}}
-    _Walk(tensor, root_name, names, named, saved, stop_at, title, record).start()  # may refuse
-    _recorded.append(record)
-
-
-def _names(frame) -> tuple[dict[int, str], list]:
-    """``id(tensor) -> name`` for the caller's variables and the parameters of its modules, and
-    the caller's tensors as ``(name, tensor)`` pairs, in the order they were defined."""
-    import torch
-
-    namespace = dict(frame.f_globals)
-    namespace.update(frame.f_locals)
     names: dict[int, str] = {}
     named = []
     for name, value in namespace.items():
@@ -140,7 +240,7 @@ def _names(frame) -> tuple[dict[int, str], list]:
 
 
 class _Walk:
-    """One graph: built when ``show_graph`` is called, finished when its backward pass ends."""
+    """One graph: built as its backward pass starts, finished when that pass ends."""
 
     def __init__(self, root, root_name, names, named, saved, stop_at, title, record) -> None:
         self.root, self.root_name, self.names, self.named = root, root_name, names, named
@@ -173,9 +273,10 @@ class _Walk:
         if len(self.nodes) > MAX_NODES:
             self.finished = True  # its hooks stay on the nodes, doing nothing
             raise ValueError(
-                f"show_graph({self.root_name}): the graph has {len(self.nodes)} nodes, more than {MAX_NODES}"
-                " can be read on a page; show a part of it with show_graph(" + self.root_name + ", stop_at=[t]),"
-                " which draws it only down to an intermediate tensor t, or show a smaller model"
+                f"'# snippet: graph {self.root_name}': the graph has {len(self.nodes)} nodes, more than"
+                f" {MAX_NODES} can be read on a page; draw a part of it with"
+                f" '# snippet: graph {self.root_name} stop_at=t', which draws it only down to an"
+                " intermediate tensor t, or show a smaller model"
             )
         self.root.grad_fn.register_prehook(self._on_root)
         self.record["data"] = {"kind": "graph", "root": self.root_name, "title": self.title}
@@ -301,45 +402,50 @@ def _freed(node, attr: str) -> bool:
 # -- curves ------------------------------------------------------------------------------------
 
 
-def show_curves(
-    series: dict,
-    *,
-    x=None,
-    xlabel: str = "epoch",
-    ylabel: str = "loss",
-    title: str | None = None,
-    log: bool = False,
-) -> None:
-    """Plot one or more series of values the run computed, on one set of axes.
-
-    ``series`` maps a label to a list of numbers (floats, or one-element tensors). ``x`` gives the
-    horizontal positions (default 1, 2, 3 …); ``log=True`` puts the values on a log scale, for a
-    loss that explodes. A value that is not finite is kept as ``null`` and not drawn.
-    """
-    caller = sys._getframe(1)
-    if not isinstance(series, dict) or not series:
-        raise TypeError("show_curves() takes a dict of {label: list of values}, with at least one entry")
-    lengths = set()
-    out: list[dict[str, Any]] = []
-    for label, values in series.items():
-        if not isinstance(label, str):
-            raise TypeError(f"show_curves(): series labels must be strings, not {type(label).__name__}")
+def _curves(options: dict, namespace: dict) -> dict:
+    """The data of a ``curves`` setting, from the variables the run left in ``namespace``."""
+    out = []
+    for series in options["series"]:
+        name, column, label = series["name"], series["column"], series["label"]
+        shown = name if column is None else f"{name}[:,{column}]"
+        if name not in namespace:
+            raise ValueError(f"'# snippet: curves {shown}' names no variable of the snippet")
         try:
-            ys = [_value(v) for v in values]
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"show_curves(): the values of {label!r} must be numbers: {error}") from None
+            values = namespace[name]
+            ys = [_value(v if column is None else v[column]) for v in values]
+        except (TypeError, ValueError, IndexError, KeyError) as error:
+            raise TypeError(
+                f"'# snippet: curves {shown}': {name} must be a list of numbers"
+                f"{'' if column is None else f' (item {column} of each entry)'}: {error}"
+            ) from None
         if not ys:
-            raise ValueError(f"show_curves(): the series {label!r} is empty")
-        lengths.add(len(ys))
+            raise ValueError(f"'# snippet: curves {shown}': {name} is empty, so there is nothing to plot")
         out.append({"label": label, "y": ys})
-    xs = list(range(1, max(lengths) + 1)) if x is None else [_value(v) for v in x]
+    length = max(len(item["y"]) for item in out)
+    if "x" in options:
+        if options["x"] not in namespace:
+            raise ValueError(f"'# snippet: curves ... x={options['x']}' names no variable of the snippet")
+        try:
+            xs = [_value(v) for v in namespace[options["x"]]]
+        except TypeError as error:
+            raise TypeError(f"'# snippet: curves ... x={options['x']}' must name a list of numbers: {error}") from None
+    else:
+        xs = list(range(1, length + 1))
     for item in out:
         if len(item["y"]) > len(xs):
-            raise ValueError(f"show_curves(): {item['label']!r} has {len(item['y'])} values but x has {len(xs)}")
+            raise ValueError(f"'# snippet: curves': {item['label']!r} has {len(item['y'])} values but x has {len(xs)}")
+    log = bool(options.get("log"))
     if log and any(v is not None and v <= 0 for item in out for v in item["y"]):
-        raise ValueError("show_curves(log=True): a log scale needs every value above 0")
-    data = {"kind": "curves", "title": title, "xlabel": xlabel, "ylabel": ylabel, "log": log, "x": xs, "series": out}
-    _recorded.append({"kind": "curves", "line": caller.f_lineno, "data": data})
+        raise ValueError("'# snippet: curves ... log': a log scale needs every value above 0")
+    return {
+        "kind": "curves",
+        "title": options.get("title"),
+        "xlabel": options.get("xlabel", "epoch"),
+        "ylabel": options.get("ylabel", "loss"),
+        "log": log,
+        "x": xs,
+        "series": out,
+    }
 
 
 def _value(v) -> float | None:

@@ -15,6 +15,7 @@ fresh worker.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -23,9 +24,9 @@ import sys
 import tempfile
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from snippet_runner.running import protocol
+from snippet_runner.running import isolation, protocol, sandbox
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
 
@@ -65,20 +66,27 @@ class PreloadError(RuntimeError):
 
 class _Process:
     def __init__(
-        self, preload: tuple[str, ...], dump_path: str, env: dict[str, str] | None = None, python: str | None = None
+        self,
+        preload: tuple[str, ...],
+        dump_path: str,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        warm: tuple[str, ...] = (),
     ):
         read_fd, write_fd = os.pipe()
-        # OpenBLAS (under numpy) starts a thread pool at import; a process that forks must hold no
-        # threads that a child could inherit half-way through a lock, so the worker keeps it at one.
-        env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, **(env or {})}
+        # Never the build's environment: a short allowlist (sandbox.worker_environment), which
+        # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
+        # threads a child could inherit half-way through a lock.
+        env = dict(env or {})
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
+        env = sandbox.worker_environment(os.path.dirname(dump_path), env)
         self.proc = subprocess.Popen(
             # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
             # if the worker is killed
             [
                 *(python or sys.executable, "-m", "snippet_runner.running.worker"),
-                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
+                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path), json.dumps(list(warm))),
             ],
             stdin=subprocess.PIPE,
             env=env,
@@ -122,6 +130,7 @@ class _Process:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        isolation.release_cgroup(self.proc.pid)  # and whatever a snippet left running in it
         if self.proc.stdin:
             self.proc.stdin.close()
         os.close(self.fd)
@@ -131,9 +140,16 @@ class Runner:
     """Runs snippets in one long-lived worker process; each ticket ends as a result or a death."""
 
     def __init__(
-        self, preload: tuple[str, ...] = ("torch",), env: dict[str, str] | None = None, python: str | None = None
+        self,
+        preload: tuple[str, ...] = ("torch",),
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        warm: Callable[[], tuple[str, ...]] | None = None,
     ):
         self.preload = preload
+        # what the worker warms before its first fork (warmup.py), asked for each time one starts,
+        # so it covers the snippets as they are then
+        self.warm = warm
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
         self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
@@ -144,6 +160,7 @@ class Runner:
         self._running: tuple[int, float] | None = None  # (id, time it started)
         self.import_seconds: float | None = None
         self.import_cpu_seconds: float | None = None
+        self.protections_off: tuple[str, ...] = ()  # what the worker's sandbox could not enforce
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
@@ -168,7 +185,11 @@ class Runner:
             timeout=snippet.timeout,
             memory=snippet.memory,
             output=snippet.output,
+            processes=snippet.processes,
+            disk=snippet.disk,
+            shm=snippet.shm,
             dump=os.path.join(self._scratch, "stack.txt"),
+            pictures=tuple((p.kind, p.line, p.options) for p in snippet.pictures),
         )
         self._pending[self._next_id] = (snippet, request)
         self._fill()
@@ -214,7 +235,10 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            self._process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
+            warm = self.warm() if self.warm is not None else ()
+            self._process = _Process(
+                self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python, warm
+            )
             self.workers_started += 1
         return self._process
 
@@ -231,6 +255,7 @@ class Runner:
         elif isinstance(message, Ready):
             self.import_seconds = message.import_seconds
             self.import_cpu_seconds = message.import_cpu_seconds
+            self.protections_off = message.protections_off
         elif isinstance(message, PreloadFailed):
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):

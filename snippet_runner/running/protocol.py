@@ -24,6 +24,11 @@ class RunRequest:
     memory: int  # bytes it may allocate
     output: int  # bytes it may print
     dump: str  # where the worker writes the stack if it dies (timeout, crash)
+    # the pictures to capture from the run: (kind, line of its setting, options) each (spec.PictureSetting)
+    pictures: tuple[tuple[str, int, dict], ...] = ()
+    processes: int = 128  # processes and threads at once, its own included
+    disk: int = 256 * 1024**2  # bytes its scratch folder may hold
+    shm: int = 64 * 1024**2  # bytes of /dev/shm
 
 
 @dataclass(frozen=True)
@@ -38,10 +43,10 @@ class RaisedError:
 
 @dataclass(frozen=True)
 class Picture:
-    """A picture the snippet showed (:mod:`snippet_runner.pictures.record`): its data, not its drawing."""
+    """A picture captured from the run (:mod:`snippet_runner.pictures.record`): its data, not its drawing."""
 
     kind: str  # "graph" or "curves"
-    line: int  # the snippet line that showed it, for messages and for the notebook cell it belongs to
+    line: int  # the line of its setting, for messages and for the notebook cell it belongs to
     data: dict  # JSON-ready; what is approved (<snippet>.pictures.json) and drawn
 
 
@@ -57,7 +62,10 @@ class RunResult:
     # (cell, byte offset in that cell's output, snippet line) where a print from the snippet began,
     # so a bad value in the output can be traced to the line that printed it
     printed_at: tuple[tuple[int, int, int], ...] = ()
-    pictures: tuple[Picture, ...] = ()  # what the snippet showed with show_graph / show_curves
+    pictures: tuple[Picture, ...] = ()  # what the build captured, one per picture setting
+    # (line of the setting, message) for a picture setting the run could not satisfy
+    picture_errors: tuple[tuple[int, str], ...] = ()
+    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,7 @@ class Ready:
 
     import_seconds: float
     import_cpu_seconds: float = 0.0  # the worker's CPU time until then (make bench --scale subtracts it)
+    protections_off: tuple[str, ...] = ()  # what the sandbox cannot enforce on this machine, and why
 
 
 @dataclass(frozen=True)
@@ -124,10 +133,15 @@ def _build(cls, data: dict):
         raise TypeError("Picture.data must be an object")
     if cls is RunRequest:
         data["cells"] = tuple((int(line), str(source)) for line, source in data["cells"])
+        data["pictures"] = tuple((str(kind), int(line), dict(options)) for kind, line, options in data["pictures"])
     elif cls is RunResult:
         data["outputs"] = tuple(str(text) for text in data["outputs"])
         data["printed_at"] = tuple((int(c), int(o), int(n)) for c, o, n in data["printed_at"])
         data["pictures"] = tuple(_build(Picture, dict(p)) for p in data["pictures"])
+        data["picture_errors"] = tuple((int(line), str(text)) for line, text in data["picture_errors"])
+        data["limits"] = tuple(str(name) for name in data["limits"])
         if data["error"] is not None:
             data["error"] = _build(RaisedError, dict(data["error"]))
+    elif cls is Ready:
+        data["protections_off"] = tuple(str(text) for text in data["protections_off"])
     return cls(**data)

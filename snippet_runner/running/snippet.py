@@ -6,8 +6,21 @@ Settings live in comments so the file stays a plain script that ``python file.py
     # snippet: timeout 60
     # snippet: memory 4GB
     # snippet: output 2MB
+    # snippet: processes 256
+    # snippet: disk 1GB
+    # snippet: shm 256MB
 
-The last three are the snippet's limits (defaults: 30 s, 3 GB, 1 MB). A snippet must be a file
+The others are the snippet's limits: time (default 30 s), memory (3 GB), printed output (1 MB),
+processes and threads alive at once, its own included (128), the files in its scratch folder
+together (256 MB), and POSIX shared memory, ``/dev/shm`` (64 MB). Two more ask the build for a
+picture of the run, which :mod:`snippet_runner.pictures` captures in the snippet's own process:
+
+    # snippet: graph loss saved
+    # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
+
+In a plain snippet every setting sits at the top of the file, where the listing hides it (and its
+numbering starts below it, so line numbers still match the file); in a notebook script it may sit in
+the cell it belongs to, and the notebook leaves the line out. A snippet must be a file
 inside the snippets folder, symlinks resolved: an include can never reach a file elsewhere.
 
 Everything here is static (``ast``), so a syntax error is reported before any worker starts.
@@ -26,12 +39,20 @@ from snippet_runner.machine import physical_memory
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY = 3 * 1024**3  # bytes the snippet may allocate beyond what the worker already holds
 DEFAULT_OUTPUT = 1024**2  # bytes it may print
+DEFAULT_PROCESSES = 128  # processes and threads at once, the snippet's own included
+DEFAULT_DISK = 256 * 1024**2  # bytes its scratch folder may hold, all files together
+DEFAULT_SHM = 64 * 1024**2  # bytes of POSIX shared memory (/dev/shm)
 SETTING = re.compile(r"^#\s*snippet:\s*(?P<body>.*?)\s*$")
 RAISES = re.compile(r"^raises\s+(?P<type>[A-Za-z_][\w.]*)(?::\s*(?P<fragment>.+))?$")
 TIMEOUT = re.compile(r"^timeout\s+(?P<seconds>\d+(?:\.\d+)?)$")
-SIZE = re.compile(r"^(?P<what>memory|output)\s+(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>KB|MB|GB)$", re.I)
+PROCESSES = re.compile(r"^processes\s+(?P<count>\d+)$")
+SIZE = re.compile(r"^(?P<what>memory|output|disk|shm)\s+(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>KB|MB|GB)$", re.I)
 UNITS = {"kb": 1024, "mb": 1024**2, "gb": 1024**3}
-KNOWN = "'raises Type: message', 'timeout SECONDS', 'memory 4GB' or 'output 2MB'"
+PICTURE = re.compile(r"^(?P<kind>graph|curves)(?:\s+(?P<rest>.*))?$")
+KNOWN = (
+    "'raises Type: message', 'timeout SECONDS', 'memory 4GB', 'output 2MB', 'processes 256', 'disk 1GB',"
+    " 'shm 256MB', 'graph NAME' or 'curves NAME'"
+)
 CELL = re.compile(r"^# %%")
 
 
@@ -45,6 +66,17 @@ class ExpectedError:
 
     def describe(self) -> str:
         return f"{self.type_name}: {self.fragment}" if self.fragment else self.type_name
+
+
+@dataclass(frozen=True)
+class PictureSetting:
+    """A picture the build captures from the run: ``kind`` ("graph" or "curves"), the file line of
+    its setting (every message about it names that line), and its options, JSON-ready (what
+    :mod:`snippet_runner.pictures` reads in the snippet's process)."""
+
+    kind: str
+    line: int
+    options: dict
 
 
 @dataclass(frozen=True)
@@ -78,6 +110,10 @@ class Snippet:
     folder: str = "snippets"  # the snippets folder as messages name it
     memory: int = DEFAULT_MEMORY
     output: int = DEFAULT_OUTPUT
+    pictures: tuple[PictureSetting, ...] = ()
+    processes: int = DEFAULT_PROCESSES
+    disk: int = DEFAULT_DISK
+    shm: int = DEFAULT_SHM
 
     @property
     def expected_output_path(self) -> Path:
@@ -114,11 +150,14 @@ def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
     except SyntaxError as exc:
         raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
     settings = _settings(source, f"{shown_as}/{rel}")
+    cells = split_cells(source)
+    if len(cells) == 1:
+        _settings_on_top(source, f"{shown_as}/{rel}")
     return Snippet(
         path=path,
         rel=rel,
         source=source,
-        cells=split_cells(source),
+        cells=cells,
         local_modules=tuple(_local_modules(tree, path.parent)),
         folder=shown_as,
         **settings,
@@ -150,15 +189,20 @@ def read_text(path: Path, shown: str) -> str:
 
 def _settings(source: str, shown: str) -> dict:
     settings: dict = {}
+    last = 0  # the line of the last setting
     for number, line in enumerate(source.splitlines(), start=1):
         match = SETTING.match(line.strip())
         if not match:
             continue
-        body = match["body"]
+        body, previous_line, last = match["body"], last, number
         if m := RAISES.match(body):
             settings["raises"] = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
         elif m := TIMEOUT.match(body):
             settings["timeout"] = float(m["seconds"])
+        elif m := PROCESSES.match(body):
+            if int(m["count"]) < 1:
+                raise SnippetError(f"{shown}:{number}", "a process limit must allow at least 1 (the snippet itself)")
+            settings["processes"] = int(m["count"])
         elif m := SIZE.match(body):
             amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
             if m["what"].lower() == "memory" and amount >= physical_memory():
@@ -168,9 +212,97 @@ def _settings(source: str, shown: str) -> dict:
                     f" ({physical_memory() / 1024**3:.1f} GB); ask for less",
                 )
             settings[m["what"].lower()] = amount
+        elif m := PICTURE.match(body):
+            pictures = settings.get("pictures", ())
+            previous = (
+                pictures[-1] if pictures and pictures[-1].kind == m["kind"] and previous_line == number - 1 else None
+            )
+            options = picture_options(m["kind"], m["rest"] or "", f"{shown}:{number}", previous)
+            if previous is not None and options is previous.options:
+                pass  # continued the setting on the line above
+            else:
+                settings["pictures"] = (*pictures, PictureSetting(m["kind"], number, options))
         else:
             raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
     return settings
+
+
+GRAPH_FLAGS = {"saved"}
+GRAPH_KEYS = {"stop_at", "title"}
+CURVES_FLAGS = {"log"}
+CURVES_KEYS = {"xlabel", "ylabel", "title", "x"}
+NAME = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\[:,\s*(?P<column>\d+)\])?$")
+
+
+def picture_options(kind: str, rest: str, where: str, previous: PictureSetting | None = None) -> dict:
+    """The options of a ``graph`` or ``curves`` setting, checked here (statically) so that a typo
+    stops the build at the setting's line before anything runs.
+
+    ``graph NAME [saved] [stop_at=NAME] [title="..."]``: the graph of tensor ``NAME`` over its
+    first backward pass. ``curves NAME[="label"] ... [xlabel=...] [ylabel=...] [title=...] [x=NAME]
+    [log]``: one series per ``NAME`` (a list of numbers, or ``NAME[:,N]``, item ``N`` of each entry
+    of a list of tuples), read when the run ends. Values with spaces are quoted as in a shell.
+
+    A line that names nothing, right below a setting of the same kind, adds its options to that
+    one (``previous``, whose options are returned, updated), so a long setting can be wrapped."""
+    import shlex
+
+    try:
+        words = shlex.split(rest)
+    except ValueError as error:
+        raise SnippetError(where, f"cannot read '# snippet: {kind} {rest}': {error}") from None
+    flags, keys = (GRAPH_FLAGS, GRAPH_KEYS) if kind == "graph" else (CURVES_FLAGS, CURVES_KEYS)
+    options: dict = {"series": []} if kind == "curves" else {}
+    for word in words:
+        key, has_value, value = word.partition("=")
+        if not has_value and key in flags:
+            options[key] = True
+        elif has_value and key in keys:
+            if key in ("stop_at", "x") and not NAME.match(value):
+                raise SnippetError(where, f"{key}= must name a variable of the snippet, not {value!r}")
+            options[key] = value
+        elif kind == "graph" and not has_value and NAME.match(key) and "[" not in key and "name" not in options:
+            options["name"] = key
+        elif kind == "curves" and (m := NAME.match(key)):
+            column = None if m["column"] is None else int(m["column"])
+            options["series"].append({"name": m["name"], "column": column, "label": value if has_value else key})
+        else:
+            allowed = sorted(flags) + [f"{k}=..." for k in sorted(keys)]
+            first = "one tensor NAME" if kind == "graph" else 'NAME or NAME="label" per series'
+            raise SnippetError(
+                where,
+                f"'{word}' is not understood in '# snippet: {kind} ...'; expected {first},"
+                f" then any of {', '.join(allowed)}",
+            )
+    if previous is not None and "name" not in options and not options.get("series"):
+        options.pop("series", None)
+        previous.options.update(options)
+        return previous.options
+    if kind == "graph" and "name" not in options:
+        raise SnippetError(
+            where, "'# snippet: graph' must name the tensor whose graph to draw: '# snippet: graph loss'"
+        )
+    if kind == "curves" and not options["series"]:
+        raise SnippetError(
+            where, "'# snippet: curves' must name at least one list of values: '# snippet: curves losses'"
+        )
+    return options
+
+
+def _settings_on_top(source: str, shown: str) -> None:
+    """A plain snippet's settings must come before its code: the listing hides only those (a
+    hidden line further down would shift every line number after it)."""
+    code_seen = False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if SETTING.match(line.strip()):
+            if code_seen:
+                raise SnippetError(
+                    f"{shown}:{number}",
+                    "a '# snippet:' setting must be at the top of the file, before the code:"
+                    " the page hides the settings there and numbers the code from the line after them",
+                )
+        elif line.strip():
+            code_seen = True
 
 
 def split_cells(source: str) -> tuple[Cell, ...]:

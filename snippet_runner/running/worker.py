@@ -1,7 +1,8 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER``
-(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). It reads one
+Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER WARM``
+(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes; ``WARM``: a JSON
+list of the names :mod:`snippet_runner.running.warmup` warms before the first fork). It reads one
 request per line on stdin and answers on ``RESULT_FD`` (a pipe of its own, because file descriptors
 1 and 2 belong to the snippets while they run); :mod:`snippet_runner.running.protocol` says what the lines
 hold.
@@ -19,62 +20,12 @@ as ``python <file>`` would (as ``__main__``, from the snippet's folder), and wri
 pipe. The worker waits for it, up to the timeout. A snippet that hangs is stopped by
 ``faulthandler.dump_traceback_later(exit=True)``, which writes the running stack to a file first; a
 crash (a segfault, an abort) writes it through ``faulthandler.enable``, and ``os._exit`` is wrapped
-to write it too. The worker then reports a :class:`~snippet_runner.messages.Death` with that stack.
+to write it too. The worker then reports a :class:`~snippet_runner.running.protocol.Death` with that stack.
 Whatever the snippet started is killed when it ends: its process group, and, because the worker is a
 child subreaper, any orphan that left the group.
 
-**What a fork costs, and what is done about it** (measured on a 2-core Firecracker VM, Linux 6.18,
-torch 2.13 CPU, a worker of about 230 MB resident, 150 MB of it written memory; CPU time per
-snippet, medians over 300 runs of a ten-line autograd snippet, from a throwaway script that
-timestamps each phase; the machine was shared, so take them to a few tenths of a millisecond):
-
-==============================================================  ========  ========
-phase (CPU time)                                                before    now
-==============================================================  ========  ========
-worker: ``fork()`` (copying the page tables)                     3.8-5.2   1.5
-worker: mkdtemp, read, kill, /proc scan, rmtree, decode           0.7       0.4
-child: Python's after-fork work, and its exit (page tables freed)  6.9       3.5
-child: dump file, stdin, process group                            0.4       0.4
-child: confine (rlimits, audit hook, Landlock)                    1.5       0.55
-child: the snippet itself, mostly its first-touch page faults     3.1       3.4
-child: encode the result                                          0.26      0.15
-**all processes**                                                 17-18     10.5
-==============================================================  ========  ========
-
-Before, the worker also waited 5 to 6 ms (wall) per snippet for EOF on the result pipe, which comes
-only once the child has torn down its address space.
-
-* **Huge pages** (:func:`_collapse_huge_pages`): the page-table entries ``fork()`` copies and the
-  exit frees drop from 37,000 to about 10,000.
-* **Read to the newline, not to EOF**: EOF only comes after the child has torn down its address
-  space; the result is sent on at once, and the worker reaps the child (:func:`settle`) before the
-  next snippet runs, so no process of one snippet ever overlaps the next one's run.
-* **Not forked ahead**: forking the next snippet's process while the current one runs (so that it
-  takes its request, already past ``fork()`` and Python's after-fork work, once the current one is
-  settled) was built and tested (branch ``fork-overhead-prefork``). It saves no CPU, and with every
-  core busy, as in a cold build with a worker per core, it showed no gain in wall time either
-  (medians 7.2 ms against 7.3 ms of overhead per snippet, ``make bench-scale``; with one worker the
-  runs were too noisy to tell apart), while a snippet could then signal the process meant for the
-  next one. Left out.
-* **Code mappings not copied at fork**: giving each library's read-only file mappings one private
-  page (a byte written back through ``/proc/self/mem``) makes ``fork()`` copy their page-table
-  entries, so a child would not fault torch's code in again. Measured with ``make bench-scale``:
-  4.7 and 6.4 ms of overhead per snippet against 3.4 without; copying every entry costs more than
-  the faults it saves. Left out.
-* **Prepared once**: the Landlock ruleset and the scratch folder (:class:`sandbox.Sandbox`),
-  emptied between snippets; ``gc.freeze()``, so a collection in a child does not visit, and copy,
-  the worker's objects.
-* **Not waited for**: the timeout's watchdog thread is never cancelled (cancelling joins it, 1 ms on
-  a busy machine); the process's exit ends it.
-
-What remains is mostly page faults: every page a child writes is copied (Python writes reference
-counts into every object it touches, so even a small snippet writes about 800 pages), every page of
-torch's code it runs is mapped again, and on this VM a fault costs several microseconds. That is
-about 8 ms of CPU a snippet, beyond the snippet's own work; on two cores shared by two workers and the
-build, ``make bench-scale`` cannot report the 2 ms overhead per snippet asked for (see its figures).
-Faults are the price of the isolation a fork gives, and the ways around them are not ours to take:
-file-backed huge pages for torch's code need a kernel built with ``READ_ONLY_THP_FOR_FS`` (this one
-is not), and Python 3.12's immortal objects would spare the reference-count writes of shared objects.
+What a fork costs, what was done to make it cheaper and what was tried and left out is in
+``dev/decisions/0001-a-fork-per-snippet.md``.
 """
 
 from __future__ import annotations
@@ -82,9 +33,11 @@ from __future__ import annotations
 import builtins
 import contextlib
 import ctypes
+import dataclasses
 import faulthandler
 import gc
 import importlib
+import json
 import os
 import resource
 import select
@@ -95,7 +48,8 @@ import traceback
 import types
 from pathlib import Path
 
-from snippet_runner.running import protocol, sandbox
+from snippet_runner.pictures import record
+from snippet_runner.running import protocol, sandbox, warmup
 from snippet_runner.running.protocol import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.terminal import Terminal, terminal_warnings, trimmed_traceback
 
@@ -111,6 +65,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     down its copy of the address space, so the build gets it that much sooner; the caller must
     :func:`settle` before the next snippet runs."""
     read_fd, write_fd = os.pipe()
+    box.prepare(request.path, request.processes)
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
@@ -166,8 +121,11 @@ def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox, result
         os.dup2(null, 0)  # stdin is the worker's request pipe: a snippet must not read it
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's stdin until it exits
         with open(request.dump, "w") as dump:
-            box.confine(request.memory, request.output)
+            box.confine(request.memory, request.output, request.processes, request.disk, request.shm)
             result = run_request(request, terminal, dump)
+            hit = box.limits_hit()
+            if hit:
+                result = dataclasses.replace(result, limits=hit)
         # One line, newline-terminated: the worker reads up to the newline, not to EOF, which only
         # comes once this process has torn down its address space (about 5 ms for torch).
         data = (protocol.dumps(result) + "\n").encode()
@@ -193,6 +151,7 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
     outputs: list[str] = []
     printed_at: list[tuple[int, int, int]] = []
     error = None
+    watch = _watch(request, module.__dict__, path)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     _stack_on_death(dump, request.timeout)
@@ -203,6 +162,7 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         printed_at += [(index, offset, line) for offset, line in terminal.marks]
         if error is not None:
             break
+    shown, failed = watch.results() if watch is not None else ([], [])
     return RunResult(
         id=request.id,
         outputs=tuple(outputs),
@@ -210,17 +170,17 @@ def run_request(request: RunRequest, terminal: Terminal, dump) -> RunResult:
         seconds=time.perf_counter() - started,
         peak_rss_growth_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before,
         printed_at=tuple(printed_at),
-        pictures=_pictures(),
+        pictures=tuple(protocol.Picture(p["kind"], p["line"], p["data"]) for p in shown),
+        picture_errors=tuple(failed),
     )
 
 
-def _pictures() -> tuple[protocol.Picture, ...]:
-    """What the snippet showed through :mod:`snippet_runner.pictures.record`, if it imported it. (The
-    module lives in this process, so its list is the side channel: no file, nothing to clean up.)"""
-    shown = sys.modules.get("snippet_runner.pictures.record")
-    if shown is None:
-        return ()
-    return tuple(protocol.Picture(p["kind"], int(p["line"]), p["data"]) for p in shown.collected())
+def _watch(request: RunRequest, namespace: dict, path: Path):
+    """The picture capture the snippet's settings ask for (:class:`snippet_runner.pictures.record.Watch`),
+    set up in this child before the snippet runs (``pictures.record`` is a layer below this one)."""
+    if not request.pictures:
+        return None
+    return record.Watch(request.pictures, namespace, str(path))
 
 
 def _stack_on_death(dump, timeout: float) -> None:
@@ -367,6 +327,7 @@ def _collapse_huge_pages() -> None:
 
 
 def main() -> None:
+    isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
     result_fd = int(sys.argv[1])
     preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
     results = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
@@ -379,10 +340,15 @@ def main() -> None:
             results.write(protocol.dumps(PreloadFailed(name, f"{type(exc).__name__}: {exc}")) + "\n")
             return
     _warm_up()
+    warmup.warm(json.loads(sys.argv[4]) if len(sys.argv) > 4 else [])  # what the snippets will use
     terminal = Terminal()
-    box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None)
+    box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None, isolated=isolated)
     _prepare_for_forks()
-    ready = Ready(import_seconds=time.perf_counter() - started, import_cpu_seconds=time.process_time())
+    ready = Ready(
+        import_seconds=time.perf_counter() - started,
+        import_cpu_seconds=time.process_time(),
+        protections_off=tuple(isolated.off),
+    )
     results.write(protocol.dumps(ready) + "\n")
     try:
         for line in sys.stdin:

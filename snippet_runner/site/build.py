@@ -10,8 +10,8 @@ skipped and how to get it.
 
 Two builds of the same commit give the same bytes (tests/browser/test_reproducible.py): the build's date is
 the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
-bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten. (One file
-is a build's own log and differs: the execution report, ``site/execution-report.html``.)
+bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten. The
+build's own log, the execution report, is written outside the site (``report.py``).
 
 With nothing changed since the build that made the ``site/`` in place, no build runs at all
 (``skip.py`` says how that is decided); ``--force`` builds anyway.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from snippet_runner.site import chromium, pdf_cache, report, skip
+from snippet_runner.site import chromium, pdf_cache, skip
 from snippet_runner.errors import SnippetError
 
 if TYPE_CHECKING:
@@ -108,8 +108,11 @@ def build(
     assert staging is not None  # made before anything could succeed
     _swap_in(staging, site_dir, swapped)
     print(f"Site built into {site_dir.name}/")
-    if (site_dir / report.NAME).is_file():
-        print(f"Execution report (what ran, what came from the cache, and what each cost): {site_dir.name}/{report.NAME}")
+    if project.report_path.is_file():
+        print(
+            "Execution report (what ran, what came from the cache, and what each cost):"
+            f" {project.shown_path(project.report_path)}"
+        )
     return 0
 
 

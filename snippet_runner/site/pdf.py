@@ -200,7 +200,8 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
         # laid out for a screen first and then again for paper, and its scripts do no work for a screen.
         page = browser.new_page(viewport={"width": _A4_CONTENT_PX["width"], "height": _A4_CONTENT_PX["height"]})
         page.emulate_media(media="print")
-        page.goto(print_page.resolve().as_uri(), wait_until="load")
+        # Not Playwright's 30 s: on a loaded machine the 1.7 MB page took longer than that to load.
+        page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=RENDER_TIMEOUT_MS)
         try:
             page.wait_for_function(RENDERED, timeout=RENDER_TIMEOUT_MS)
         except PlaywrightTimeout:

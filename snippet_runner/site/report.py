@@ -2,12 +2,12 @@
 cost, as one page, as sphinx-gallery's "computation times" page does for its examples. Slowest
 first, so an author sees what to trim.
 
-It is written into the site, as ``execution-report.html`` at its root, outside the navigation, the
-search index and the sitemap, marked ``noindex``: authors find it where they look at the build
-(``make site`` prints its path; ``make serve`` serves it). It is the one file of ``site/`` that is
-not the same bytes from one build of a commit to the next: it is that build's log (what ran, what
-came from the cache, how long each took), so the reproducibility test names it as its only
-exception. A small standalone HTML page, with no theme and no links.
+It is a build's log (what ran, what came from the cache, how long each took), so it changes from
+one build of a commit to the next, and it is kept out of ``site/``, which must be the same bytes
+every time: it goes beside the caches (``Project.report_path``, ``.cache/build-log/`` by default).
+``make site`` prints where it is; ``make serve`` serves it at a URL of its own, outside the site's
+tree (:data:`SERVED_AT`, under the site's mount path; ``mkdocs_plugin.on_serve``). A small
+standalone HTML page, with no theme and no links, marked ``noindex``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,15 @@ from html import escape
 from pathlib import Path
 
 from snippet_runner.checking.engine import RunRecord
+from snippet_runner.files import write_atomic
 
 NAME = "execution-report.html"
+SERVED_AT = "_build/" + NAME  # its URL under `make serve`, relative to the site's mount path
 
 
-def write(folder: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
-    """Write the report into ``folder``; return its path."""
+def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
+    """Write the report to ``path`` (whole: a build running at the same time never reads half of
+    it); return its path."""
     rows = sorted(_unique(records), key=lambda r: (-r.seconds, r.rel))
     ran = [r for r in rows if not r.cached]
     body = "\n".join(
@@ -70,10 +73,8 @@ Slowest first.</p>
 </body>
 </html>
 """
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / NAME
     if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
-        path.write_text(page, encoding="utf-8")
+        write_atomic(path, page)
     return path
 
 

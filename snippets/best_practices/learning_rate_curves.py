@@ -1,6 +1,7 @@
+# snippet: curves converging="lr = 0.05 (converges)" diverging="lr = 0.3 (diverges)"
+# snippet: curves xlabel=step ylabel="loss (MSE, log scale)" log
 import torch
 import torch.nn as nn
-from snippet_runner.pictures import show_curves
 
 x = torch.tensor([[1.0], [2.0], [3.0]])
 target = 2 * x
@@ -25,13 +26,3 @@ converging, diverging = losses_with(0.05), losses_with(0.3)
 
 print(f"lr=0.05: loss {converging[0]:.4f} -> {converging[-1]:.4f}")
 print(f"lr=0.3:  loss {diverging[0]:.4f} -> {diverging[-1]:.4g}")
-
-show_curves(
-    {
-        "lr = 0.05 (converges)": converging,
-        "lr = 0.3 (diverges)": diverging,
-    },
-    xlabel="step",
-    ylabel="loss (MSE, log scale)",
-    log=True,
-)

@@ -1,6 +1,7 @@
+# snippet: curves wrong="without zero_grad()" right="with zero_grad()"
+# snippet: curves xlabel=iteration ylabel="loss (MSE)"
 import torch
 import torch.nn as nn
-from snippet_runner.pictures import show_curves
 
 x = torch.tensor([[1.0], [2.0], [3.0]])
 target = torch.tensor([[2.0], [4.0], [6.0]])
@@ -26,9 +27,3 @@ wrong, right = train(clear_gradients=False), train(clear_gradients=True)
 
 print(f"after 20 iterations without zero_grad(): loss={wrong[-1]:.4f}")
 print(f"after 20 iterations with zero_grad():    loss={right[-1]:.4f}")
-
-show_curves(
-    {"without zero_grad()": wrong, "with zero_grad()": right},
-    xlabel="iteration",
-    ylabel="loss (MSE)",
-)

@@ -65,5 +65,6 @@ print("Reset to tensor(0.)?", torch.equal(x.grad, zero))
 # $$
 #
 # `zero_()` clears the stored value in place (the trailing underscore marks an in-place
-# operation). In a training loop, `optimizer.zero_grad()` does the same for every parameter
-# the optimizer manages.
+# operation). In a training loop, `optimizer.zero_grad()` clears the gradient of every
+# parameter the optimizer manages, but by default it does not write zeros: it sets each
+# `.grad` to `None` (see the "Clearing gradients" page, which runs both).

@@ -57,9 +57,8 @@ print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")
 # `zero_()` clears the gradients afterwards so that the next iteration does not add to them.
 
 # %% tags=["solution"]
+# snippet: curves losses="training loss" xlabel=iteration ylabel="loss (MSE)"
 import torch
-# the site's helper that draws the loss curve below
-from snippet_runner.pictures import show_curves
 
 torch.manual_seed(0)
 
@@ -91,12 +90,6 @@ for step in range(20):
     print(f"Iteration {step + 1:2d}: loss={loss.item():.6f}")
 
 print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
-
-show_curves(
-    {"training loss": losses},
-    xlabel="iteration",
-    ylabel="loss (MSE)",
-)
 
 # %% [markdown]
 # ## What the loop did

@@ -1,5 +1,6 @@
+# snippet: curves manual[:,0]="manual update" sgd[:,0]="optim.SGD"
+# snippet: curves xlabel=step ylabel="loss (squared error)"
 import torch
-from snippet_runner.pictures import show_curves
 
 
 def train(update, steps=10, lr=0.01):
@@ -45,12 +46,3 @@ print("manual vs SGD, largest raw difference:              ",
       f"{largest:.2e}")
 print("add_(grad, alpha=-lr) vs SGD, raw values identical: ",
       add_alpha == sgd)
-
-show_curves(
-    {
-        "manual update": [loss for loss, _, _ in manual],
-        "optim.SGD": [loss for loss, _, _ in sgd],
-    },
-    xlabel="step",
-    ylabel="loss (squared error)",
-)

@@ -1,5 +1,5 @@
+# snippet: graph loss
 import torch
-from snippet_runner.pictures import show_graph
 
 x = torch.tensor(2.0, requires_grad=True)
 w = torch.tensor(3.0, requires_grad=True)
@@ -7,8 +7,6 @@ b = torch.tensor(1.0, requires_grad=True)
 
 y = x * w + b
 loss = y ** 2
-
-show_graph(loss)
 
 loss.backward()
 

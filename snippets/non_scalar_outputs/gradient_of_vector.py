@@ -1,5 +1,5 @@
+# snippet: graph y
 import torch
-from snippet_runner.pictures import show_graph
 
 x = torch.tensor(
     [1.0, 2.0, 3.0],
@@ -12,7 +12,6 @@ gradient = torch.ones_like(y)   # the vector v in v^T J
 print("y:       ", y.detach())
 print("gradient:", gradient)
 
-show_graph(y)
 y.backward(gradient)
 
 print("x.grad:  ", x.grad)

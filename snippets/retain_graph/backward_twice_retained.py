@@ -1,9 +1,8 @@
+# snippet: graph y saved
 import torch
-from snippet_runner.pictures import show_graph
 
 x = torch.tensor(2.0, requires_grad=True)
 y = x ** 2
-show_graph(y, saved=True)
 
 # Keep the graph's saved values so that a second backward pass is possible.
 y.backward(retain_graph=True)

@@ -1,6 +1,6 @@
+# snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
 import torch
 import torch.nn as nn
-from snippet_runner.pictures import show_curves
 
 torch.manual_seed(0)  # a fixed random start, so the losses repeat
 
@@ -33,5 +33,3 @@ for epoch in range(5):
         f"Epoch {epoch + 1}, "
         f"Loss: {loss.item():.4f}"
     )
-
-show_curves({"training loss": losses}, xlabel="epoch", ylabel="loss (MSE)")

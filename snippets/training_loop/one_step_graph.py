@@ -1,6 +1,6 @@
+# snippet: graph loss
 import torch
 import torch.nn as nn
-from snippet_runner.pictures import show_graph
 
 torch.manual_seed(0)
 
@@ -15,8 +15,6 @@ optimizer.zero_grad()
 prediction = model(x)
 loss = loss_function(prediction, target)
 
-# drawn with this step's values and its backward pass's gradients
-show_graph(loss)
 loss.backward()
 optimizer.step()
 

@@ -106,15 +106,10 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
-REPORT = "execution-report.html"  # the build's log for authors: a plain page, audited on its own
-
-
 def site_pages(site: Path) -> list[str]:
     """Every themed HTML page of the built site, relative to it: reading pages, notebooks, 404, print
-    page (everything but the execution report, which has no theme, scripts or navigation)."""
-    return sorted(
-        p.relative_to(site).as_posix() for p in site.rglob("*.html") if "assets" not in p.parts and p.name != REPORT
-    )
+    page. (The execution report, the build's log, is not in the site: it is audited on its own.)"""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "assets" not in p.parts)
 
 
 def new_context(browser, scheme: str, width: str = "desktop", root: str = "file:///"):

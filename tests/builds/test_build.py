@@ -206,7 +206,7 @@ def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
     )
     scratch.write(
         "snippets/page/curve.py",
-        "from snippet_runner.pictures import show_curves\n\nshow_curves({'loss': [2.0, 1.0]})\n",
+        "# snippet: curves loss\n\nloss = [2.0, 1.0]\n",
     )
     code, log = scratch.accept()
     assert code == 0, log

@@ -143,23 +143,63 @@ def test_a_site_that_changes_while_it_is_checked_is_not_current(scratch, monkeyp
     assert unchanged.is_current(scratch.root, site_dir, key) is False
 
 
-def test_every_build_writes_an_execution_report_slowest_first(scratch):
+def test_every_build_writes_an_execution_report_slowest_first_outside_the_site(scratch):
     scratch.write("snippets/page/slow.py", "import time\ntime.sleep(0.3)\nprint('slow')\n")
     scratch.write("snippets/page/slow.out", "slow\n")
     scratch.write("docs/index.md", "# Page\n\n{{ run page/hello.py }}\n\n{{ run page/slow.py }}\n")
     code, log = scratch.build()
     assert code == 0, log
-    assert "Execution report (each snippet's page, run time, memory, output):" in log
-    assert (
-        "Execution report (what ran, what came from the cache, and what each cost): site/execution-report.html" in log
-    )
-    report = (scratch.root / "site" / "execution-report.html").read_text()
+    where = ".cache/build-log/execution-report.html"  # beside the caches: it is the build's log
+    assert f"Execution report (each snippet's page, run time, memory, output): {where}" in log
+    assert f"Execution report (what ran, what came from the cache, and what each cost): {where}" in log
+    assert [p.name for p in (scratch.root / "site").rglob("*report*")] == []  # site/ holds no log
+    report = (scratch.root / where).read_text()
     assert report.index("page/slow.py") < report.index("page/hello.py")  # slowest first
     assert "<td>docs/index.md</td>" in report
     assert report.count("<td>ran</td>") == 2
     assert scratch.build(force=True)[0] == 0
-    report = (scratch.root / "site" / "execution-report.html").read_text()
+    report = (scratch.root / where).read_text()
     assert report.count("<td>cache</td>") == 2
+
+
+def test_make_serve_serves_the_execution_report_at_a_url_of_its_own(scratch):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from devtools.scratch import ENV
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{port}"],  # `make serve`
+        cwd=scratch.root,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/_build/execution-report.html"
+    try:
+        deadline, body = time.monotonic() + 120, None
+        while body is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    body = response.read().decode()
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.3)
+        assert body is not None, f"not served at {url}"
+        assert "<h1>Execution report</h1>" in body and "snippets/page/hello.py" in body
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert "hello" in response.read().decode()  # the site itself is served as before
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+    assert f"Execution report served at {url}" in err, err
 
 
 def test_a_build_with_nothing_changed_is_skipped_and_any_changed_input_builds(scratch):

@@ -17,12 +17,17 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import psutil
 import pytest
 
-from devtools.scratch import ScratchProject
+from devtools.scratch import ENV, ScratchProject
 
 # A write from C code (libc's open), which Python's audit hook does not see.
 _C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -56,11 +61,12 @@ BROKEN = {
         " [Errno 13] the kernel refused the write: Permission denied",
     ),
     # /dev holds the machine's disks, and the build may run as root: a snippet may write to
-    # /dev/null and its like (and /dev/shm), not make or change anything else there.
+    # /dev/null and its like (and /dev/shm), not make or change anything else there. (Its /dev
+    # is a read-only copy with only those: EROFS. Without namespaces, Landlock refuses: EACCES.)
     "makes_a_device_file": (
         _C_OPEN + f"fd = libc.open(b'{DEV_PROBE}', os.O_WRONLY | os.O_CREAT, 0o600)\n" + _REFUSED,
         "docs/makes_a_device_file.md:3: snippets/makes_a_device_file/bad.py:7: raised an unexpected"
-        " PermissionError: [Errno 13] the kernel refused the write: Permission denied",
+        " PermissionError: [Errno ",
     ),
     "memory": (
         "print('allocating')\nblock = bytearray(5 * 1024**3)\n",
@@ -354,3 +360,235 @@ def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project
     assert build.returncode != 0
     assert "Build interrupted; site/ was left as it was" in log
     _assert_contained(project, tmp_path)
+
+
+# -- a snippet learns nothing and leaves nothing (issue 22) -------------------------------------
+# Each case is a real build with a real secret, file, process or socket; each checks that the
+# secret appears neither in the log nor in the site, that the build fails with one message naming
+# the snippet (and the limit), and that nothing is left running or lying around.
+
+
+def _nowhere(secret: str, log: str, project) -> None:
+    assert secret not in log, "the secret is in the build log"
+    for path in project.root.rglob("*"):
+        if path.is_file() and ".git" not in path.parts and path.parts[-2:] != ("page", "spy.py"):
+            assert secret.encode() not in path.read_bytes(), f"the secret is in {path}"
+
+
+def _spy(project, code: str) -> None:
+    project.write("docs/index.md", "# Page\n\nIntro.\n\n{{ run page/spy.py }}\n")
+    project.write("snippets/page/spy.py", code)
+
+
+def test_a_snippet_never_sees_the_builds_environment(project, tmp_path):
+    secret = f"token-{os.urandom(8).hex()}"
+    _spy(
+        project,
+        "import os\n\n"
+        "print(sorted(os.environ))\n"
+        "print(open('/proc/self/environ', 'rb').read())\n"
+        "print(open(f'/proc/{os.getppid()}/environ', 'rb').read())\n",
+    )
+    status, log = project.build(SNIPPET_RUNNER_TEST_SECRET=secret)
+    assert status != 0
+    assert "snippets/page/spy.py:5: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
+    assert "SNIPPET_RUNNER_TEST_SECRET" not in log
+    _nowhere(secret, log, project)
+    _assert_contained(project, tmp_path)
+
+
+def test_a_snippet_reads_no_file_outside_its_folder(project, tmp_path):
+    secret = f"private-{os.urandom(8).hex()}"
+    private = tmp_path / "private.txt"  # a real private file, outside the project
+    private.write_text(secret)
+    private.chmod(0o600)
+    notes = f"notes-{os.urandom(8).hex()}"
+    project.write("snippets/other/notes.txt", notes)  # the project's own files, beside the snippets
+    project.outside_before = _outside(tmp_path)
+    _spy(
+        project,
+        "import os\n\n"
+        "for path in ['../other/notes.txt', '../../mkdocs.yml', os.path.expanduser('~'), '/etc/hostname']:\n"
+        "    try:\n"
+        "        print(path, open(path).read())\n"
+        "    except OSError as error:\n"
+        "        print(path, type(error).__name__)\n"
+        f"print(open({str(private)!r}).read())\n",
+    )
+    status, log = project.build()
+    assert status != 0
+    assert "snippets/page/spy.py:8: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
+    assert "../other/notes.txt PermissionError" in log and "../../mkdocs.yml PermissionError" in log
+    assert "site_name" not in log and notes not in log
+    _nowhere(secret, log, project)
+    assert private.read_text() == secret
+    _assert_contained(project, tmp_path)
+
+
+def test_a_token_in_the_projects_git_config_stays_unread(project, tmp_path):
+    token = f"ghs_{os.urandom(12).hex()}"
+    (project.root / ".git").mkdir()
+    (project.root / ".git" / "config").write_text(
+        f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {token}\n'
+    )
+    _spy(project, "import subprocess\n\nprint(open('../../.git/config').read())\n")
+    status, log = project.build()
+    assert status != 0
+    assert "snippets/page/spy.py:3: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
+    _nowhere(token, log, project)
+    _assert_contained(project, tmp_path)
+
+
+def test_shared_memory_and_scratch_files_vanish_with_the_snippet(project, tmp_path):
+    secret = f"shm-{os.urandom(8).hex()}"
+    theirs = f"/dev/shm/snippet-runner-test-{os.urandom(4).hex()}"  # another program's, on the machine
+    mine = f"snippet-runner-left-{os.urandom(4).hex()}"
+    with open(theirs, "w") as handle:
+        handle.write(secret)
+    try:
+        project.write("docs/index.md", "# Page\n\nIntro.\n\n{{ run page/leave.py }}\n\n{{ run page/spy.py }}\n")
+        project.write(
+            "snippets/page/leave.py",
+            "import os, tempfile\n\n"
+            f"open('/dev/shm/{mine}', 'w').write('left')\n"
+            f"open(os.path.join(tempfile.gettempdir(), '{mine}'), 'w').write('left')\n"
+            "print('left two files')\n",
+        )
+        project.write("snippets/page/leave.out", "left two files\n")
+        project.write(
+            "snippets/page/spy.py",
+            "import os, tempfile\n\n"
+            "print(os.listdir('/dev/shm'), os.listdir(tempfile.gettempdir()))\n"
+            f"print(open({theirs!r}).read())\n",
+        )
+        status, log = project.build()
+        assert status != 0
+        assert "snippets/page/spy.py:4: raised an unexpected FileNotFoundError" in log, log
+        assert "[] []" in log, "the next snippet saw what the last one left"
+        _nowhere(secret, log, project)
+        assert not os.path.exists(f"/dev/shm/{mine}"), "a file the snippet wrote in /dev/shm outlived it"
+        assert Path(theirs).read_text() == secret, "another program's file in /dev/shm was touched"
+        assert not list(tmp_path.rglob(mine)) and not list(Path(tempfile.gettempdir()).glob(f"*/*/{mine}"))
+        _assert_contained(project, tmp_path)
+    finally:
+        os.unlink(theirs)
+
+
+LIMITS = {
+    "fork_storm": (
+        "# snippet: processes 16\nimport os, time\n\nfor _ in range(500):\n"
+        "    if os.fork() == 0:\n        time.sleep(300)\n        os._exit(0)\nprint('forked 500 times')\n",
+        "docs/index.md:5: snippets/page/bad.py:5: stopped at its limit of 16 processes and threads;"
+        " raise it with '# snippet: processes 32' at the top of the file",
+    ),
+    "thread_storm": (
+        "# snippet: processes 16\nimport threading, time\n\nfor _ in range(500):\n"
+        "    threading.Thread(target=time.sleep, args=(300,), daemon=True).start()\nprint('500 threads')\n",
+        "docs/index.md:5: snippets/page/bad.py:5: stopped at its limit of 16 processes and threads;"
+        " raise it with '# snippet: processes 32' at the top of the file",
+    ),
+    "small_files": (
+        "# snippet: disk 1MB\nimport os, tempfile\n\nfor i in range(3000):\n"
+        "    with open(os.path.join(tempfile.gettempdir(), f'f{i}'), 'w') as f:\n        f.write('x' * 900)\n"
+        "print('wrote 3000 files')\n",
+        "docs/index.md:5: snippets/page/bad.py:5: stopped at its disk limit of 1MB (its scratch folder's files, all"
+        " together); raise it with '# snippet: disk 2MB' at the top of the file",
+    ),
+    "shared_memory": (
+        "# snippet: shm 1MB\n\nwith open('/dev/shm/big', 'wb') as f:\n    for _ in range(100):\n"
+        "        f.write(bytes(64 * 1024))\nprint('wrote 6 MB')\n",
+        "docs/index.md:5: snippets/page/bad.py:5: stopped at its shared memory limit of 1MB (/dev/shm);"
+        " raise it with '# snippet: shm 2MB' at the top of the file",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(LIMITS))
+def test_a_snippet_that_exhausts_a_limit_fails_naming_it(project, tmp_path, case):
+    code, expected = LIMITS[case]
+    project.write("docs/index.md", "# Page\n\nIntro.\n\n{{ run page/bad.py }}\n")
+    project.write("snippets/page/bad.py", code)
+    status, log = project.build()
+    assert status != 0
+    assert expected in log, log
+    assert log.count("stopped at its") == 1, log
+    _assert_contained(project, tmp_path)
+
+
+def test_no_socket_reaches_the_loopback_even_from_c(project, tmp_path):
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen()
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    port, udp_port = tcp.getsockname()[1], udp.getsockname()[1]
+    _spy(
+        project,
+        "import ctypes, os, socket\n\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def address(port):\n"
+        "    return socket.AF_INET.to_bytes(2, 'little') + port.to_bytes(2, 'big') + bytes([127, 0, 0, 1]) + bytes(8)\n"
+        f"udp = libc.socket(socket.AF_INET, socket.SOCK_DGRAM, 0)\n"
+        f"print('udp', libc.sendto(udp, b'hello', 5, 0, address({udp_port}), 16))\n"
+        "tcp = libc.socket(socket.AF_INET, socket.SOCK_STREAM, 0)\n"
+        f"if libc.connect(tcp, address({port}), 16) != 0:\n"
+        "    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))\n"
+        "print('connected')\n",
+    )
+    try:
+        status, log = project.build()
+        tcp.settimeout(0.5)
+        udp.settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            tcp.accept()
+        with pytest.raises(TimeoutError):
+            udp.recv(16)
+    finally:
+        tcp.close()
+        udp.close()
+    assert status != 0
+    # TCP: Landlock refuses the connect (EACCES) before the empty network namespace would
+    # (ENETUNREACH); UDP, which Landlock does not cover, finds no route.
+    assert "snippets/page/spy.py:10: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
+    assert "udp -1" in log and "connected" not in log
+    _assert_contained(project, tmp_path)
+
+
+def test_every_protection_is_on(tmp_path):
+    """The machine runs every snippet with all of the sandbox: in CI this must hold, so a CI that
+    lacks a mechanism (user namespaces, Landlock, a pids cgroup as root) fails here; elsewhere the
+    build says what is off, and this test says so too."""
+    from snippet_runner.running.pool import Runner
+
+    runner = Runner(preload=())
+    try:
+        runner.wait_ready()
+        off = runner.protections_off
+    finally:
+        runner.close()
+    if off and not os.environ.get("CI"):
+        pytest.skip("protections off on this machine: " + "; ".join(off))
+    assert off == ()
+
+
+def test_without_user_namespaces_the_build_says_once_what_is_off(project, tmp_path):
+    """A machine where the worker cannot make a user namespace (here: the build runs in one whose
+    limit of nested user namespaces is 0): snippets still run, under Landlock alone, and the build
+    says once which protections are off."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("util-linux's unshare is not installed")
+    project.write("snippets/page/hello.py", "print('hel' + 'lo')  # edited, so it must run\n")
+    command = f"echo 0 > /proc/sys/user/max_user_namespaces && exec {sys.executable} -m snippet_runner site"
+    done = subprocess.run(
+        [unshare, "--user", "--map-root-user", "sh", "-c", command],
+        cwd=project.root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    assert log.count("Sandbox protections that are OFF on this machine: no user namespace") == 1, log
+    assert "their files in /dev/shm outlive them" in log
+    assert _processes_in(project.root) == []

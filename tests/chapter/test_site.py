@@ -91,6 +91,9 @@ def test_tracebacks_are_trimmed_to_the_snippet(built_site):
     shown = outputs_on(built_site, "common-mistakes.md")
     assert "Traceback (most recent call last):" in shown
     assert "site-packages" not in shown and "snippet_runner" not in shown
+    # ... and the output's title says so, since the reader's own terminal shows PyTorch's frames too.
+    page = html.unescape(html_path(built_site, "common-mistakes.md").read_text())
+    assert "Output: raises RuntimeError, as intended; traceback shows this file's frames only" in page
 
 
 NOTEBOOKS = [p for p in nav_pages() if p.endswith(".ipynb")]
@@ -172,6 +175,14 @@ def test_about_this_edition_links_to_every_correction():
         "retain-graph.md#when-a-second-pass-fails",
         "zeroing-gradients.md#zero_grad-sets-gradients-to-none-by-default",
         "gradient-debugging.md",
+        "first-gradient.md#which-tensors-can-require-gradients",
+        "computational-graph.md#which-operations-are-recorded",
+        "training-loop.md#the-input-is-not-a-node-but-the-graph-keeps-it",
+        "non-scalar-outputs.md#in-training-the-loss-is-already-a-scalar",
+        "multiple-variables.md#multiple-operations-with-multiple-variables",
+        "chain-rule.md#letting-autograd-find-the-60",
+        "gradient-debugging.md#the-gradient-is-none",
+        "backward.md#one-element-is-enough",
     ]:
         assert anchor in about, anchor
 
@@ -201,6 +212,8 @@ def test_exact_statements_stay_exact():
         ("backward.md", "what does backward() do?"),
     ]:
         answer = (DOCS / page).read_text().split(question)[1].split("??? question")[0]
+        # The answers are shared files included into both pages (includes/answers/).
+        answer = re.sub(r'--8<-- "([^":]+)[^"]*"', lambda m: (ROOT / "includes" / m[1]).read_text(), answer)
         assert "retain_grad()" in answer and "leaf" in answer, page
     # The set_to_none default names its version; the embedding gradient is not called sparse.
     assert "Since PyTorch 2.0" in (DOCS / "zeroing-gradients.md").read_text()
@@ -216,6 +229,28 @@ def test_runs_that_back_the_exact_statements(built_site):
     assert "registered after the pass:   y.grad = None" in leaf
     assert "after one more pass:         y.grad = tensor(12.)" in leaf
     assert "layout=torch.strided" in outputs_on(built_site, "real-world.md")
+    # Issue 20: each corrected statement is backed by the run beside it.
+    assert "Only Tensors of floating point and complex dtype" in outputs_on(built_site, "first-gradient.md")
+    assert "complex64: torch.complex64 True" in outputs_on(built_site, "first-gradient.md")
+    graph = outputs_on(built_site, "computational-graph.md")
+    assert "x * c in no_grad()     requires_grad=False grad_fn=None" in graph
+    assert "AccumulateGrad  receives [8.0]" in graph  # fan-out: one visit with the sum
+    assert "AddmmBackward0 saved x: True" in outputs_on(built_site, "training-loop.md")
+    assert "default reduction: mean" in outputs_on(built_site, "non-scalar-outputs.md")
+    assert "scale.grad:  None" in outputs_on(built_site, "gradient-debugging.md")
+    assert "Adam       refuses" in outputs_on(built_site, "real-world.md")
+    assert "unused after step = 1.00" in outputs_on(built_site, "zeroing-gradients.md")
+    for page, wrong in [
+        ("multiple-variables.md", "splits it in two"),
+        ("chain-rule.md", "records \\( u \\) and \\( y \\) as nodes"),
+        ("zeroing-gradients.md", "returning a new tensor"),
+        ("training-loop.md", "not part of the graph at all"),
+        ("computational-graph.md", "Every tensor produced by an operation has a `grad_fn`"),
+        ("exercises/index.md", "practise"),
+    ]:
+        assert wrong not in (DOCS / page).read_text(), (page, wrong)
+    exercise = (ROOT / "snippets/exercises/exercise_4_gradient_accumulation.py").read_text()
+    assert "does the same" not in exercise and "None" in exercise
 
 
 def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):

@@ -25,3 +25,15 @@ def test_malformed_include_names_the_page_line(line):
     with pytest.raises(SnippetError) as caught:
         find_includes(f"# T\n\n{line}\n", "docs/a.md")
     assert str(caught.value).startswith(f"docs/a.md:3: malformed include {line!r}")
+
+
+def test_a_predict_question_is_read_from_the_include_line():
+    page = '# T\n\n{{ run a/one.py predict="What is x.grad?" }}\n\n{{ run a/two.py }}\n'
+    found = find_includes(page, "docs/a.md")
+    assert [(i.rel, i.question) for i in found] == [("a/one.py", "What is x.grad?"), ("a/two.py", None)]
+
+
+@pytest.mark.parametrize("line", ['{{ run a/one.py predict="" }}', "{{ run a/one.py predict=x }}"])
+def test_a_malformed_predict_question_is_refused(line):
+    with pytest.raises(SnippetError, match="malformed include"):
+        find_includes(f"# T\n\n{line}\n", "docs/a.md")

@@ -1,19 +1,20 @@
 """Pictures from real runs: the walk over grad_fn, the curves' data, their approval, and the SVG.
 
-The walk is tested in this process on graphs whose numbers are known by hand (the chain rule's 60,
-the 42 / 28 / 14 of x·w + b); the engine tests run throwaway snippets through the real worker.
+The capture is tested in this process (a :class:`pictures.Watch` around code run as the worker's
+child runs it) on graphs whose numbers are known by hand (the chain rule's 60, the 42 / 28 / 14 of
+x·w + b); the engine tests run throwaway snippets through the real worker.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import textwrap
 
 import pytest
-import torch
 from throwaway import GRAPH_SNIPPET, new_build
 
 from snippet_runner import SnippetError
@@ -25,16 +26,37 @@ from snippet_runner.running import snippet as spec
 from snippet_runner.running.protocol import Picture
 
 
-@pytest.fixture(autouse=True)
-def fresh_record():
-    pictures.forget()
-    yield
-    pictures.forget()
+def capture(code: str, *settings: str) -> tuple[list[dict], list[tuple[int, str]], dict]:
+    """Run ``code`` as the worker's child would, with ``settings`` ("graph y saved", ...) on lines
+    1, 2, ...: the pictures captured, the settings that failed, and the code's namespace."""
+    parsed = []
+    for line, setting in enumerate(settings, start=1):
+        kind, _, rest = setting.partition(" ")
+        parsed.append((kind, line, spec.picture_options(kind, rest, f"t:{line}")))
+    namespace: dict = {"__name__": "__main__"}
+    watch = pictures.Watch(parsed, namespace, "<snippet>")
+    try:
+        exec(compile(textwrap.dedent(code), "<snippet>", "exec"), namespace)
+        shown, failed = watch.results()
+    finally:
+        watch.close()
+    return shown, failed, namespace
 
 
-def graph() -> dict:
-    (shown,) = pictures.collected()
-    return shown["data"]
+def graph(code: str, setting: str) -> dict:
+    shown, failed, _ = capture(code, setting)
+    assert failed == []
+    (picture,) = shown
+    return picture["data"]
+
+
+CHAIN_RULE = """
+    import torch
+    x = torch.tensor(2.0, requires_grad=True)
+    u = 3 * x + 4
+    y = u**2
+    y.backward()
+"""
 
 
 def by_name(data: dict) -> dict:
@@ -50,12 +72,7 @@ def flows(data: dict) -> set[tuple[str, str, str | None]]:
 
 
 def test_chain_rule_graph_names_values_and_the_gradient_on_every_edge():
-    x = torch.tensor(2.0, requires_grad=True)
-    u = 3 * x + 4
-    y = u**2
-    pictures.show_graph(y)
-    y.backward()
-    data = graph()
+    data = graph(CHAIN_RULE, "graph y")
     nodes = by_name(data)
     assert [n["name"] for n in data["nodes"] if n["type"] == "function"] == [
         "PowBackward0",
@@ -84,14 +101,16 @@ def test_chain_rule_graph_names_values_and_the_gradient_on_every_edge():
 
 
 def test_several_variables_get_42_28_14():
-    x = torch.tensor(2.0, requires_grad=True)
-    w = torch.tensor(3.0, requires_grad=True)
-    b = torch.tensor(1.0, requires_grad=True)
-    y = x * w + b
-    loss = y**2
-    pictures.show_graph(loss)
-    loss.backward()
-    nodes = by_name(graph())
+    code = """
+        import torch
+        x = torch.tensor(2.0, requires_grad=True)
+        w = torch.tensor(3.0, requires_grad=True)
+        b = torch.tensor(1.0, requires_grad=True)
+        y = x * w + b
+        loss = y**2
+        loss.backward()
+    """
+    nodes = by_name(graph(code, "graph loss"))
     assert {name: (nodes[name]["value"], nodes[name]["grad"]) for name in "xwb"} == {
         "x": ("2", "42"),
         "w": ("3", "28"),
@@ -100,13 +119,15 @@ def test_several_variables_get_42_28_14():
 
 
 def test_retained_non_leaf_shows_its_gradient_and_the_others_show_none():
-    x = torch.tensor(2.0, requires_grad=True)
-    y = x * 3
-    y.retain_grad()
-    loss = y**2
-    pictures.show_graph(loss)
-    loss.backward()
-    nodes = by_name(graph())
+    code = """
+        import torch
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        loss = y**2
+        loss.backward()
+    """
+    nodes = by_name(graph(code, "graph loss"))
     assert nodes["x"]["leaf"] and nodes["x"]["grad"] == "36"
     assert not nodes["y"]["leaf"] and nodes["y"]["grad"] == "12" and "grad_kept" not in nodes["y"]
     assert nodes["loss"]["grad"] is None and nodes["loss"]["grad_kept"] is False
@@ -114,103 +135,183 @@ def test_retained_non_leaf_shows_its_gradient_and_the_others_show_none():
 
 def test_saved_tensors_are_freed_by_backward_unless_retained():
     for retain, freed in ((False, True), (True, False)):
-        pictures.forget()
-        x = torch.tensor(2.0, requires_grad=True)
-        y = x**2
-        pictures.show_graph(y, saved=True)
-        y.backward(retain_graph=retain)
-        pow_node = next(n for n in graph()["nodes"] if n["name"] == "PowBackward0")
+        code = f"""
+            import torch
+            x = torch.tensor(2.0, requires_grad=True)
+            y = x**2
+            y.backward(retain_graph={retain})
+        """
+        pow_node = next(n for n in graph(code, "graph y saved")["nodes"] if n["name"] == "PowBackward0")
         assert pow_node["saved"] == [{"name": "self", "value": "2", "freed": freed}]
 
 
 def test_only_the_first_backward_is_recorded():
-    x = torch.tensor(2.0, requires_grad=True)
-    y = x**2
-    pictures.show_graph(y)
-    y.backward(retain_graph=True)
-    y.backward()
-    assert by_name(graph())["x"]["grad"] == "4"  # after the first pass; x.grad is 8 by now
-    assert x.grad.item() == 8
+    code = """
+        import torch
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x**2
+        y.backward(retain_graph=True)
+        y.backward()
+    """
+    shown, failed, namespace = capture(code, "graph y")
+    assert failed == []
+    assert by_name(shown[0]["data"])["x"]["grad"] == "4"  # after the first pass; x.grad is 8 by now
+    assert namespace["x"].grad.item() == 8
+
+
+def test_a_backward_of_another_tensor_first_is_not_the_one_drawn():
+    code = """
+        import torch
+        x = torch.tensor(2.0, requires_grad=True)
+        warm = x * 5
+        warm.backward()
+        x.grad = None
+        y = x**2
+        torch.autograd.backward([y])  # the functional form counts too
+    """
+    data = graph(code, "graph y")
+    assert by_name(data)["x"]["grad"] == "4" and data["root"] == "y"
+
+
+def test_a_tensor_local_to_a_function_is_found_in_its_frame():
+    code = """
+        import torch
+
+        def step(start):
+            w = torch.tensor(start, requires_grad=True)
+            loss = (w * 2) ** 2
+            loss.backward()
+            return w.grad
+
+        print(step(1.0), step(2.0))
+    """
+    data = graph(code, "graph loss")
+    assert by_name(data)["w"]["value"] == "1" and by_name(data)["w"]["grad"] == "8"  # the first call
 
 
 def test_vector_output_starts_from_the_gradient_vector():
-    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    y = x**2
-    pictures.show_graph(y)
-    y.backward(torch.ones_like(y))
-    data = graph()
+    code = """
+        import torch
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x**2
+        y.backward(torch.ones_like(y))
+    """
+    data = graph(code, "graph y")
     assert ("y", "PowBackward0", "[1, 1, 1]") in flows(data)
     assert by_name(data)["x"]["grad"] == "[2, 4, 6]"
 
 
 def test_module_parameters_are_named_after_the_module_and_keep_their_forward_values():
-    torch.manual_seed(0)
-    model = torch.nn.Linear(1, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    loss = torch.nn.MSELoss()(model(torch.tensor([[1.0]])), torch.tensor([[3.0]]))
-    before = pictures.tensor_text(model.weight)
-    pictures.show_graph(loss)
-    loss.backward()
-    optimizer.step()  # changes the weight after the picture's backward pass
-    nodes = by_name(graph())
-    assert nodes["model.weight"]["leaf"] and nodes["model.weight"]["value"] == before
-    assert nodes["model.weight"]["grad"] == pictures.tensor_text(model.weight.grad)
+    code = """
+        import torch
+        from snippet_runner.pictures.record import tensor_text
+        torch.manual_seed(0)
+        model = torch.nn.Linear(1, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+        loss = torch.nn.MSELoss()(model(torch.tensor([[1.0]])), torch.tensor([[3.0]]))
+        before = tensor_text(model.weight)
+        loss.backward()
+        optimizer.step()  # changes the weight after the picture's backward pass
+    """
+    shown, failed, namespace = capture(code, "graph loss")
+    assert failed == []
+    nodes = by_name(shown[0]["data"])
+    assert nodes["model.weight"]["leaf"] and nodes["model.weight"]["value"] == namespace["before"]
+    assert nodes["model.weight"]["grad"] == pictures.tensor_text(namespace["model"].weight.grad)
     assert {"MseLossBackward0", "AddmmBackward0", "TBackward0"} <= set(nodes)
 
 
-def test_bad_graph_requests_say_what_is_wrong():
-    with pytest.raises(TypeError, match="a tensor; it was given a int"):
-        pictures.show_graph(3)
-    plain = torch.tensor(2.0)
-    with pytest.raises(ValueError, match="plain has no autograd graph"):
-        pictures.show_graph(plain)
-    x = torch.tensor(1.0, requires_grad=True)
-    h = x
-    for _ in range(40):
-        h = h * 1.0 + 1.0
-    with pytest.raises(ValueError, match=r"has \d+ nodes, more than 60 .* stop_at=\[t\]"):
-        pictures.show_graph(h)
-    assert pictures.collected() == []  # nothing half-recorded
+def test_bad_graph_settings_say_what_is_wrong_at_their_line():
+    code = """
+        import torch
+        numbers = [1, 2]
+        plain = torch.tensor(2.0)
+        x = torch.tensor(1.0, requires_grad=True)
+        quiet = x * 2
+        h = x
+        for _ in range(40):
+            h = h * 1.0 + 1.0
+        h.backward()
+    """
+    shown, failed, _ = capture(code, "graph lost", "graph numbers", "graph plain", "graph quiet", "graph h")
+    assert shown == []  # nothing half-recorded
+    assert [line for line, _ in failed] == [1, 2, 3, 4, 5]
+    messages = dict(failed)
+    assert messages[1] == "'# snippet: graph lost' names no variable of the snippet"
+    assert messages[2].startswith("'# snippet: graph numbers' names a list, not a tensor")
+    assert "plain has no autograd graph" in messages[3]
+    assert "quiet never went backward" in messages[4]
+    assert re.search(r"has \d+ nodes, more than 60 .* stop_at=t", messages[5])
+
+
+def test_bad_settings_are_refused_before_anything_runs(write_snippet):
+    cases = {
+        "# snippet: graph": "must name the tensor",
+        "# snippet: graph loss colour=red": "'colour=red' is not understood",
+        "# snippet: curves": "must name at least one list",
+        '# snippet: curves a="unclosed': "cannot read",
+        "# snippet: curves a x=1+2": "x= must name a variable",
+    }
+    for setting, message in cases.items():
+        write_snippet("page/bad.py", f"import torch\n{setting}\n")
+        with pytest.raises(SnippetError, match=re.escape(message)) as caught:
+            spec.load(write_snippet.snippets, "page/bad.py")
+        assert str(caught.value).startswith("snippets/page/bad.py:2:"), setting
+    write_snippet("page/late.py", "import torch\nx = 1\n# snippet: graph x\n")
+    with pytest.raises(SnippetError, match="must be at the top of the file") as caught:
+        spec.load(write_snippet.snippets, "page/late.py")
+    assert str(caught.value).startswith("snippets/page/late.py:3:")
 
 
 def test_stop_at_draws_a_part_of_a_large_graph():
-    x = torch.tensor(1.0, requires_grad=True)
-    h = x
-    for _ in range(40):
-        h = h * 1.0 + 1.0
-    middle = h
-    for _ in range(3):
-        h = h * 2.0
-    pictures.show_graph(h, stop_at=[middle])
-    h.backward()
-    data = graph()
+    code = """
+        import torch
+        x = torch.tensor(1.0, requires_grad=True)
+        h = x
+        for _ in range(40):
+            h = h * 1.0 + 1.0
+        middle = h
+        for _ in range(3):
+            h = h * 2.0
+        h.backward()
+    """
+    data = graph(code, "graph h stop_at=middle")
     assert len(data["nodes"]) < 10
     assert by_name(data)["middle"]["continues"] is True
 
 
 def test_curves_record_the_series_and_refuse_bad_data():
-    pictures.show_curves({"a": [3.0, torch.tensor(2.0)], "b": [1, 0.5]}, xlabel="step", ylabel="loss")
-    (shown,) = pictures.collected()
-    assert shown["data"]["series"] == [{"label": "a", "y": [3.0, 2.0]}, {"label": "b", "y": [1.0, 0.5]}]
-    assert shown["data"]["x"] == [1, 2]
-    with pytest.raises(TypeError, match="must be numbers"):
-        pictures.show_curves({"a": ["x"]})
-    with pytest.raises(ValueError, match="has 3 values but x has 2"):
-        pictures.show_curves({"a": [1, 2, 3]}, x=[1, 2])
-    with pytest.raises(ValueError, match="log scale needs every value above 0"):
-        pictures.show_curves({"a": [1, 0]}, log=True)
+    code = """
+        import torch
+        a = [3.0, torch.tensor(2.0)]
+        b = [1, 0.5]
+        rows = [(3.0, "w"), (2.5, "w")]
+        letters = ["x"]
+        three, two, zero = [1, 2, 3], [1, 2], [1, 0]
+        empty = []
+    """
+    (shown,), failed, _ = capture(code, 'curves a="the a" b xlabel=step ylabel=loss')
+    assert failed == []
+    assert shown["data"]["series"] == [{"label": "the a", "y": [3.0, 2.0]}, {"label": "b", "y": [1.0, 0.5]}]
+    assert shown["data"]["x"] == [1, 2] and shown["data"]["xlabel"] == "step"
+    (shown,), _, _ = capture(code, 'curves rows[:,0]="loss"')
+    assert shown["data"]["series"] == [{"label": "loss", "y": [3.0, 2.5]}]
+    bad = ["curves letters", "curves three x=two", "curves zero log", "curves nothing", "curves empty"]
+    shown, failed, _ = capture(code, *bad)
+    assert shown == [] and [line for line, _ in failed] == [1, 2, 3, 4, 5]
+    messages = [text for _, text in failed]
+    assert "letters must be a list of numbers" in messages[0]
+    assert "has 3 values but x has 2" in messages[1]
+    assert "log scale needs every value above 0" in messages[2]
+    assert messages[3] == "'# snippet: curves nothing' names no variable of the snippet"
+    assert "empty is empty" in messages[4]
 
 
 # -- drawing -----------------------------------------------------------------------------------
 
 
 def chain_rule_data() -> dict:
-    x = torch.tensor(2.0, requires_grad=True)
-    u = 3 * x + 4
-    y = u**2
-    pictures.show_graph(y)
-    y.backward()
-    return graph()
+    return graph(CHAIN_RULE, "graph y")
 
 
 def test_graph_svg_has_real_text_the_values_and_a_text_alternative():
@@ -222,7 +323,7 @@ def test_graph_svg_has_real_text_the_values_and_a_text_alternative():
         assert f">{text}" in svg or text in svg
     assert "<text" in svg and "currentColor" in svg
     assert "#000000" not in svg and "black" not in svg and "white" not in svg  # themed, transparent
-    ids = [i for i in __import__("re").findall(r'\bid="([^"]+)"', svg)]
+    ids = [i for i in re.findall(r'\bid="([^"]+)"', svg)]
     assert ids and all(i.startswith("pic-") for i in ids)
 
 
@@ -323,7 +424,7 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
     outcome = accept("page/graph.py")
     approved = path.with_name("graph.pictures.json")
     assert '"grad": "60"' in approved.read_text() and path.with_suffix(".out").read_text() == "tensor(60.)\n"
-    assert [p.line for p in outcome.pictures] == [7]
+    assert [p.line for p in outcome.pictures] == [1]  # the setting's line
     assert engine("strict").run("page/graph.py").verdict.approved
     # a changed run: the printed output is approved anew, but the picture data is not
     path.write_text(GRAPH_SNIPPET.format(x="3.0").lstrip("\n"))
@@ -346,7 +447,7 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
 
 
 def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine, accept):
-    code = "from snippet_runner.pictures import show_curves\nshow_curves({{'loss': {values}}})\n"
+    code = "# snippet: curves loss\nloss = {values}\n"
     path = write_snippet("page/curve.py", code.format(values="[3.0, 2.0]"))
     path.with_suffix(".out").write_text("")
     with pytest.raises(
@@ -366,30 +467,45 @@ def test_curves_drift_and_missing_or_stale_approvals(write_snippet, engine, acce
     assert not path.with_name("curve.pictures.json").exists()
 
 
-def test_bad_picture_calls_fail_naming_the_snippet_line(write_snippet, engine):
-    write_snippet("page/not_tensor.py", "from snippet_runner.pictures import show_graph\n\nshow_graph([1, 2])\n")
-    write_snippet(
-        "page/no_graph.py",
-        "import torch\nfrom snippet_runner.pictures import show_graph\nt = torch.ones(2)\nshow_graph(t)\n",
+def test_bad_picture_settings_fail_the_run_naming_the_setting_line(write_snippet, engine):
+    """Through the real worker: each failure is one message, naming file:line of the setting."""
+    body = (
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * 3\nz = x * 4\nwords = 'abc'\nz.backward()\n"
     )
-    write_snippet("page/bad_plot.py", "from snippet_runner.pictures import show_curves\nshow_curves({'loss': 'abc'})\n")
-    run = engine()
-    unexpected = "raised an unexpected"
-    expected = {
-        "page/not_tensor.py": f"snippets/page/not_tensor.py:3: {unexpected} TypeError: show_graph() draws the autograd",
-        "page/no_graph.py": f"snippets/page/no_graph.py:4: {unexpected} ValueError: show_graph(t): t has no autograd",
-        "page/bad_plot.py": f"snippets/page/bad_plot.py:2: {unexpected} TypeError: show_curves(): the values of 'loss'",
+    cases = {
+        "page/no_name.py": ("# snippet: graph loss\n", "'# snippet: graph loss' names no variable of the snippet"),
+        "page/not_tensor.py": ("# snippet: graph words\n", "'# snippet: graph words' names a str, not a tensor"),
+        "page/no_backward.py": ("# snippet: timeout 10\n# snippet: graph y\n", "y never went backward"),
+        "page/bad_plot.py": ("# snippet: curves words\n", "words must be a list of numbers"),
     }
-    for rel, message in expected.items():
+    run = engine()
+    for rel, (settings, message) in cases.items():
+        write_snippet(rel, settings + body)
         with pytest.raises(SnippetError) as caught:
             run.run(rel)
-        assert str(caught.value).startswith(message), str(caught.value)
+        line = settings.count("\n")
+        assert str(caught.value).startswith(f"snippets/{rel}:{line}: "), str(caught.value)
+        assert message in str(caught.value)
+
+
+def test_a_graph_of_a_tensor_in_a_function_and_a_snippet_that_raises_later(write_snippet, engine):
+    write_snippet(
+        "page/later.py",
+        "# snippet: raises RuntimeError: a second time\n# snippet: graph y saved\nimport torch\n\n"
+        "def square(v):\n    y = v ** 2\n    y.backward()\n    return y\n\n"
+        "x = torch.tensor(2.0, requires_grad=True)\ny = square(x)\nprint(x.grad)\ny.backward()\n",
+    )
+    outcome = engine("warn").run("page/later.py")  # nothing approved yet: warn mode shows it anyway
+    (picture,) = outcome.pictures
+    assert picture.line == 2 and by_name(picture.data)["x"]["grad"] == "4"
+    assert by_name(picture.data)["PowBackward0"]["saved"][0]["freed"] is True
 
 
 def test_a_picture_snippet_runs_as_a_plain_script_printing_only_its_output(tmp_path):
     path = tmp_path / "graph.py"  # a folder of its own: the test checks the script writes nothing there
     path.write_text(textwrap.dedent(GRAPH_SNIPPET.format(x="2.0")).lstrip("\n"), encoding="utf-8")
-    done = subprocess.run([sys.executable, path.name], cwd=path.parent, capture_output=True, text=True)
+    # -I: no PYTHONPATH, no user site; nothing of the project is imported by the script
+    done = subprocess.run([sys.executable, "-I", path.name], cwd=path.parent, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "tensor(60.)\n", "")
     assert sorted(p.name for p in path.parent.iterdir()) == ["graph.py"]  # wrote nothing
 

@@ -5,7 +5,9 @@ that works without MkDocs. This plugin adds what needs MkDocs' build events: it 
 :class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
 (``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
 renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
-watches the snippets; it writes the exercise notebooks; and it gives templates the build info.
+watches the snippets; it writes the exercise notebooks, and each teaching page's examples as a
+notebook plus one archive of them all (:mod:`snippet_runner.markdown.page_notebooks`, linked from the pages
+through ``page.meta``); and it gives templates the build info.
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
 warning, instead of failing the build: the author is looking at it. ``mkdocs build`` stays strict.
@@ -32,9 +34,9 @@ from mkdocs.utils.meta import get_data
 from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.files import hash_files, write_atomic
-from snippet_runner.markdown import extension
+from snippet_runner.markdown import extension, page_notebooks
 from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
-from snippet_runner.markdown.run_lines import combined, run_all
+from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import lazy_jupyter
 from snippet_runner.project import Project, SnippetRunnerConfig
@@ -57,6 +59,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.notebooks: dict[str, str] = {}  # docs src_uri of a generated notebook -> snippet rel
         self.dirty = False
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
+        self.served_report: str | None = None  # the execution report's URL under `mkdocs serve`
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -200,6 +203,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         # Material's search plugin reads page.meta (in on_page_context).
         if page.file.src_uri in self.notebooks and self.project.notebook_search_boost != 1:
             page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
+        elif page.file.src_uri.endswith(".md") and find_includes(markdown, page.file.src_uri):
+            # the template links these (overrides/main.html); on_post_build writes them
+            folder = page_notebooks.FOLDER
+            page.meta["examples_notebook"] = f"{folder}/{page_notebooks.notebook_name(page.file.src_uri)}"
+            page.meta["examples_archive"] = f"{folder}/{page_notebooks.ARCHIVE}"
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -210,14 +218,55 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return html
 
     def on_post_build(self, *, config):
+        self._write_downloads(config)
         log.info(self.engine.summary())
         log.info(draw.STATS.line())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
-            report.write(Path(config.site_dir), self.engine.records, shown, self.project.snippets_name)
-            log.info(f"Execution report (each snippet's page, run time, memory, output): {report.NAME} in the site")
+            path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
+            where = self.served_report or self.project.shown_path(path)
+            log.info(f"Execution report (each snippet's page, run time, memory, output): {where}")
         if not self.serving:
             self._close()
+
+    def _write_downloads(self, config) -> None:
+        """Every page's notebook and the archive (:func:`page_notebooks.for_project`), into the site."""
+        try:
+            notebooks, bundle = page_notebooks.for_project(self.project, config.use_directory_urls)
+        except SnippetError as error:
+            raise PluginError(str(error)) from None
+        folder = Path(config.site_dir) / page_notebooks.FOLDER
+        folder.mkdir(parents=True, exist_ok=True)
+        for notebook in notebooks:
+            (folder / notebook.name).write_text(notebook.text, encoding="utf-8")
+        (folder / page_notebooks.ARCHIVE).write_bytes(bundle)
+        log.info(
+            f"Downloads: {len(notebooks)} page notebooks ({sum(len(n.text) for n in notebooks) / 1024:.0f} KB),"
+            f" {page_notebooks.ARCHIVE} ({len(bundle) / 1024:.0f} KB)"
+        )
+
+    def on_serve(self, server, *, config, builder):
+        """Serve the execution report, which is not part of the site, at a URL of its own
+        (``report.SERVED_AT`` under the site's mount path), read afresh on every request."""
+        url_path = server.mount_path + report.SERVED_AT
+        site_app = server.get_app()
+        path = self.project.report_path
+
+        def app(environ, start_response):
+            if environ.get("PATH_INFO") != url_path:
+                return site_app(environ, start_response)
+            try:
+                body = path.read_bytes()
+            except OSError:
+                start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"No execution report yet: no build has run a snippet."]
+            start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))])
+            return [body]
+
+        server.set_app(app)
+        self.served_report = server.url.rstrip("/") + "/" + report.SERVED_AT
+        log.info(f"Execution report served at {self.served_report}")
+        return server
 
     def on_build_error(self, *, error):
         if not self.serving:

@@ -1,0 +1,240 @@
+"""Every teaching page's examples as a notebook to download, and all of them in one archive.
+
+A page that includes examples (``{{ run … }}``) gets ``downloads/<page>.ipynb``: its examples in
+page order, each as a code cell exactly as the listing shows it (the ``# snippet:`` settings left
+out) carrying its **approved** output (``<example>.out``), with the page's section headings and a
+link back to the page as Markdown cells. ``downloads/autograd-part2-examples.zip`` holds every
+example the site shows with its approved output, the page notebooks, and a README saying how to
+check them. Both are written by the build, from committed files only, so the same commit gives the
+same bytes: cell ids are derived from the content (as for the exercise notebooks), and every zip
+entry has a fixed date and mode.
+
+The cells are tagged for nbval (``pytest --nbval-lax page.ipynb`` compares every cell tagged
+``nbval-check-output``): each cell is, except where a reader's run cannot print the same text,
+which is said in the cell's tags and nowhere hidden:
+
+* an example meant to raise is tagged ``raises-exception``; its output is what it printed, then an
+  ``error`` output with the exception's type and message (nbval compares those, not the traceback);
+* an example whose approved output names its own file (a warning points at ``x.py:10``, where
+  Jupyter names a temporary file of its own) is tagged ``nbval-ignore-output``: it runs, its text
+  is not compared (``make verify`` compares it, as a script);
+* an example that reads ``__file__``, which a notebook does not define, is tagged ``nbval-skip``.
+
+Pictures are not in these notebooks: a reader's run of the listing draws none (the build draws them
+from the run, outside the code), and nbval would compare an output the run cannot give.
+
+nbformat was looked at for writing: it validates, but draws a random id for each new cell and
+writes through ``json.dumps`` anyway, so the JSON is written here, with nbformat's own shape
+(nbformat 4.5) and validated by it in the tests. jupytext writes notebooks from scripts, but each
+example here is one cell, with no markers to split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from snippet_runner.machine import installed_version
+from snippet_runner.markdown.run_lines import FENCE, find_includes, shown_code
+from snippet_runner.running import snippet as spec
+
+FOLDER = "downloads"
+ARCHIVE = "autograd-part2-examples.zip"
+HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold: no build time in the bytes
+TRACEBACK = "Traceback (most recent call last):\n"
+
+
+@dataclass(frozen=True)
+class PageNotebook:
+    page: str  # the page's source, relative to the docs folder: chain-rule.md
+    name: str  # the notebook's file name: chain-rule.ipynb
+    text: str  # its JSON
+    examples: tuple[str, ...]  # the snippets it holds, relative to the snippets folder
+
+
+def notebook_name(page: str) -> str:
+    return page.removesuffix(".md").replace("/", "-") + ".ipynb"
+
+
+def for_project(project, directory_urls: bool = False) -> tuple[list[PageNotebook], bytes]:
+    """Every page's notebook and the archive, from the project's committed files only (pages,
+    examples, approved outputs), so any build of a commit, a dirty rebuild included, and the tests
+    get the same bytes. ``project``: a :class:`~snippet_runner.project.Project`."""
+    notebooks = []
+    for path in project.pages():
+        src = path.relative_to(project.docs_dir).as_posix()
+        text = path.read_text(encoding="utf-8")
+        markdown = FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
+        url = "../" + src.removesuffix(".md") + ("/" if directory_urls else ".html")
+        built = build(markdown, f"{project.shown_path(project.docs_dir)}/{src}", src, url, project.snippets_dir)
+        if built is not None:
+            notebooks.append(built)
+    versions = {name: _pinned(project.root, name) for name in ("torch", "nbval")}
+    bundle = archive(notebooks, list(project.shown()), project.snippets_dir, README.format(**versions))
+    return notebooks, bundle
+
+
+def _pinned(root: Path, name: str) -> str:
+    """The version ``requirements.txt`` pins (a committed file, so every build writes the same
+    README), else the installed one, without a local tag such as ``+cpu``."""
+    requirements = Path(root) / "requirements.txt"
+    if requirements.is_file():
+        for line in requirements.read_text(encoding="utf-8").splitlines():
+            if line.strip().lower().startswith(f"{name}=="):
+                return line.split("==", 1)[1].split("#")[0].strip()
+    return (installed_version(name) or "?").split("+")[0]
+
+
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+
+
+def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
+    """The notebook of one page (``markdown`` its source; ``shown`` its name in messages, ``page``
+    relative to the docs folder), or None if it shows no example. ``page_url``: the page, as a
+    link from the downloads folder. Its title is the page's own (its first ``#`` heading)."""
+    includes = {include.line: include.rel for include in find_includes(markdown, shown)}
+    if not includes:
+        return None
+    first = next((m for m in map(HEADING.match, markdown.splitlines()) if m and len(m["level"]) == 1), None)
+    title = first["text"] if first else Path(page).stem.replace("-", " ").capitalize()
+    cells = [
+        _markdown(
+            f"# {title}\n\nThe examples of the page [{title}]({page_url}), in its order, each with the"
+            " output it printed when the site was built. Run a cell and compare; or check them all with"
+            f" `pytest --nbval-lax {notebook_name(page)}`."
+        )
+    ]
+    examples = []
+    fence = None
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        opened = FENCE.match(line)
+        if fence is not None:
+            if opened and opened["fence"][0] == fence[0] and len(opened["fence"]) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened["fence"]
+            continue
+        heading = HEADING.match(line)
+        if heading and len(heading["level"]) > 1:
+            cells.append(_markdown(f"{heading['level']} {heading['text']}"))
+        elif number in includes:
+            snippet = spec.load(snippets_dir, includes[number])
+            cells.append(_code(snippet))
+            examples.append(snippet.rel)
+    _ids(cells, page)
+    notebook = {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return PageNotebook(
+        page, notebook_name(page), json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", tuple(examples)
+    )
+
+
+def _markdown(text: str) -> dict:
+    return {"cell_type": "markdown", "id": "", "metadata": {}, "source": _lines(text)}
+
+
+def _code(snippet: spec.Snippet) -> dict:
+    _, code = shown_code(snippet.source)
+    approved = snippet.expected_output_path.read_text(encoding="utf-8")
+    printed, error = approved, None
+    if snippet.raises is not None and TRACEBACK in approved:
+        printed, _, trace = approved.partition(TRACEBACK)
+        last = trace.rstrip("\n").splitlines()[-1] if trace.strip() else snippet.raises.type_name
+        ename, _, evalue = last.partition(": ")
+        error = {"output_type": "error", "ename": ename.rsplit(".", 1)[-1], "evalue": evalue, "traceback": []}
+    outputs = [{"output_type": "stream", "name": "stdout", "text": _lines(printed)}] if printed else []
+    if error is not None:
+        outputs.append(error)
+    tags = ["nbval-check-output"]
+    if snippet.raises is not None:
+        tags.append("raises-exception")
+    if Path(snippet.rel).name in printed:
+        tags = ["nbval-ignore-output", *tags[1:]]
+    if "__file__" in code:
+        tags.append("nbval-skip")
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "",
+        "metadata": {"tags": tags},
+        "outputs": outputs,
+        "source": _lines(code.rstrip("\n")),
+    }
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _ids(cells: list[dict], page: str) -> None:
+    """nbformat's 8 hex digits, from the page and the cell's content; repeats get -2, -3..."""
+    seen: dict[str, int] = {}
+    for cell in cells:
+        digest = hashlib.sha256(f"{page}\0{cell['cell_type']}\0{''.join(cell['source'])}".encode()).hexdigest()[:8]
+        seen[digest] = seen.get(digest, 0) + 1
+        cell["id"] = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
+    count = 0
+    for cell in cells:  # numbered as a run from the top would number them, so nbval compares them
+        if cell["cell_type"] == "code":
+            count += 1
+            cell["execution_count"] = count
+
+
+def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str) -> bytes:
+    """The zip of every shown example (``examples/<page>/<x>.py`` and its ``.out``), the page
+    notebooks (``notebooks/``) and ``README.txt``, in name order, with fixed dates and modes."""
+    entries: dict[str, bytes] = {"README.txt": readme.encode()}
+    for rel in shown:
+        snippet = spec.load(snippets_dir, rel)
+        entries[f"examples/{rel}"] = snippet.path.read_bytes()
+        if snippet.expected_output_path.is_file():
+            entries[f"examples/{spec.approved_rel(rel)}"] = snippet.expected_output_path.read_bytes()
+    for notebook in notebooks:
+        entries[f"notebooks/{notebook.name}"] = notebook.text.encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for name in sorted(entries):
+            info = zipfile.ZipInfo(f"autograd-part2-examples/{name}", date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3  # Unix, whatever machine builds it
+            bundle.writestr(info, entries[name], compresslevel=9)
+    return buffer.getvalue()
+
+
+README = """The examples of "PyTorch Autograd and Backpropagation (Part 2)", with their approved outputs.
+
+examples/<page>/<example>.py   an example, exactly as the page shows it (plus the
+                               "# snippet:" lines the build reads; Python ignores them)
+examples/<page>/<example>.out  what it printed when the site was built
+notebooks/<page>.ipynb         each page's examples as a notebook, with those outputs
+
+Outputs were printed by torch {torch} (CPU build). To get the same build on Linux:
+
+    python -m venv venv && . venv/bin/activate
+    pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu
+    pip install numpy
+
+Run one example from its folder and compare:
+
+    cd examples/chain_rule && python autograd_check.py && cat autograd_check.out
+
+Check a notebook's outputs (nbval compares every cell tagged nbval-check-output):
+
+    pip install nbval=={nbval} ipykernel
+    pytest --nbval-lax notebooks/chain-rule.ipynb
+"""

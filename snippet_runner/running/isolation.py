@@ -1,0 +1,251 @@
+"""The kernel's isolation mechanisms, as :mod:`snippet_runner.running.sandbox` uses them: namespaces, tmpfs
+mounts, a Landlock ruleset with network rules and scopes, a pids cgroup, capabilities.
+
+Every call here is one system call or a few, through ``ctypes``: Python 3.11's ``os`` has no
+``unshare``, ``mount`` or ``capset`` (``os.unshare`` is 3.12), and the ``landlock`` package
+(1.0.0.dev5, pinned) builds filesystem rulesets only, with no network rules and no scopes, so its
+constants are used and its ``Ruleset`` is not. Nothing here decides policy: which paths, which
+limits and what to do when a mechanism is missing are the sandbox's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import struct
+import time
+
+try:
+    from landlock.plumbing import (
+        PR_SET_NO_NEW_PRIVS,
+        SYSCALL_ADD_RULE,
+        SYSCALL_CREATE_RULESET,
+        SYSCALL_RESTRICT_SELF,
+    )
+except ImportError:  # a worker under another interpreter (make drift) has only torch and numpy
+    PR_SET_NO_NEW_PRIVS, SYSCALL_CREATE_RULESET, SYSCALL_ADD_RULE, SYSCALL_RESTRICT_SELF = 38, 444, 445, 446
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_REC, MS_PRIVATE = 0x4000, 1 << 18
+
+# Landlock (include/uapi/linux/landlock.h)
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
+FS_READ = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+FS_FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | (1 << 14) | (1 << 15)  # + TRUNCATE, IOCTL_DEV
+NET_BIND_TCP, NET_CONNECT_TCP = 1, 2
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
+_RULE_PATH_BENEATH = 1
+# the filesystem rights each ABI knows: 1 (Linux 5.13) bits 0-12, 2 REFER, 3 TRUNCATE, 5 IOCTL_DEV
+_FS_BITS = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}
+
+
+def _fail(what: str) -> OSError:
+    err = ctypes.get_errno()
+    ctypes.set_errno(0)
+    return OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI this kernel offers; 0 if none."""
+    abi = _libc.syscall(SYSCALL_CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+    ctypes.set_errno(0)
+    return max(abi, 0)
+
+
+def fs_rights(abi: int) -> int:
+    """Every filesystem right this ABI can restrict."""
+    return (1 << _FS_BITS.get(abi, 16)) - 1
+
+
+def create_ruleset(abi: int, fs: int, net: bool, scoped: bool) -> int:
+    """A ruleset that denies every right in ``fs`` beyond the rules added to it, every TCP bind
+    and connect if ``net`` (ABI 4), and signals and abstract UNIX sockets to processes outside
+    the sandbox if ``scoped`` (ABI 6). Returns its file descriptor."""
+    net_rights = NET_BIND_TCP | NET_CONNECT_TCP if net and abi >= 4 else 0
+    scopes = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if scoped and abi >= 6 else 0
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    attr = ctypes.create_string_buffer(struct.pack("=QQQ", fs, net_rights, scopes)[:size], size)
+    fd = _libc.syscall(SYSCALL_CREATE_RULESET, attr, ctypes.c_size_t(size), 0)
+    if fd < 0:
+        raise _fail("landlock_create_ruleset")
+    return fd
+
+
+def allow_beneath(ruleset_fd: int, path: str, rights: int) -> None:
+    """Allow ``rights`` on ``path`` and, if it is a folder, everything beneath it. A file may
+    only be granted the rights that apply to files."""
+    target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        if not os.path.isdir(path):
+            rights &= FS_FILE_RIGHTS
+        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, target), 12)
+        if _libc.syscall(SYSCALL_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, attr, 0) != 0:
+            raise _fail(f"landlock_add_rule({path})")
+    finally:
+        os.close(target)
+
+
+def restrict_self(ruleset_fd: int) -> None:
+    """Enter the ruleset, for good: this process and everything it starts. A failure must stop the
+    caller, never let it go on unconfined."""
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+    if _libc.syscall(SYSCALL_RESTRICT_SELF, ruleset_fd, 0) != 0:
+        raise _fail("landlock_restrict_self")
+
+
+def enter_user_namespace(also: int) -> None:
+    """Become root of a new user namespace (mapped to our own uid and gid, nothing else), with new
+    namespaces of the kinds in ``also`` that it owns. The caller must be single-threaded."""
+    uid, gid = os.geteuid(), os.getegid()
+    if _libc.unshare(CLONE_NEWUSER | also) != 0:
+        raise _fail("unshare(CLONE_NEWUSER)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+
+def unshare(flags: int) -> None:
+    if _libc.unshare(flags) != 0:
+        raise _fail("unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, options: str | None = None) -> None:
+    encode = lambda text: None if text is None else os.fsencode(text)  # noqa: E731
+    if _libc.mount(encode(source), encode(target), encode(fstype), flags, encode(options)) != 0:
+        raise _fail(f"mount({target})")
+
+
+def mount_tmpfs(target: str, size: int, inodes: int, mode: int) -> None:
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},nr_inodes={inodes},mode={mode:o}")
+
+
+_CAP_HEADER = struct.pack("=Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+
+
+def drop_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets (with ``no_new_privs``, an ``execve``
+    cannot give them back)."""
+    data = ctypes.create_string_buffer(24)
+    if _libc.capset(ctypes.create_string_buffer(_CAP_HEADER, 8), data) != 0:
+        raise _fail("capset")
+
+
+class PidsCgroup:
+    """A pids cgroup of the worker's own, beneath the one it was started in (cgroup v1's pids
+    hierarchy, or v2 where its pids controller is enabled). The worker joins it once; its
+    children are in it from their ``fork()`` on, at no cost, and ``pids.max`` caps the processes
+    and threads of all of them together."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._max = os.open(os.path.join(path, "pids.max"), os.O_WRONLY | os.O_CLOEXEC)
+        self._current = os.open(os.path.join(path, "pids.current"), os.O_RDONLY | os.O_CLOEXEC)
+        self.events = os.open(os.path.join(path, "pids.events"), os.O_RDONLY | os.O_CLOEXEC)
+
+    @classmethod
+    def join(cls, pid: int) -> PidsCgroup:
+        """Make the cgroup for worker ``pid`` (this process) and move it there; OSError if this
+        machine or this user cannot."""
+        path = cgroup_of(pid)
+        _sweep(os.path.dirname(path))
+        os.mkdir(path)
+        try:
+            group = cls(path)
+            with open(os.path.join(path, "cgroup.procs"), "w") as procs:
+                procs.write(str(pid))
+        except OSError:
+            os.rmdir(path)
+            raise
+        return group
+
+    def current(self) -> int:
+        return int(os.pread(self._current, 64, 0))
+
+    def set_max(self, count: int) -> None:
+        os.pwrite(self._max, str(count).encode(), 0)
+
+    def refusals(self, fd: int | None = None) -> int:
+        """How many forks this cgroup has refused so far (``pids.events``' ``max``)."""
+        text = os.pread(self.events if fd is None else fd, 256, 0).decode()
+        return int(text.split("max", 1)[1].split()[0]) if "max" in text else 0
+
+    def close_limit(self) -> None:
+        """Close what could change the limit (a child does this, so a snippet cannot)."""
+        os.close(self._max)
+        os.close(self._current)
+
+
+def _pids_hierarchy() -> tuple[str, str]:
+    """(where the pids hierarchy is mounted, this process's cgroup in it)."""
+    with open("/proc/self/cgroup") as cgroups:
+        lines = [line.rstrip("\n").split(":", 2) for line in cgroups]
+    with open("/proc/self/mountinfo") as mounts:
+        mountinfo = [line.split() for line in mounts]
+    for _, controllers, path in lines:
+        if "pids" in controllers.split(","):
+            for fields in mountinfo:
+                sep = fields.index("-")
+                if fields[sep + 1] == "cgroup" and "pids" in fields[sep + 3].split(","):
+                    return fields[4], path
+    for _, controllers, path in lines:
+        if controllers == "":
+            for fields in mountinfo:
+                if fields[fields.index("-") + 1] == "cgroup2":
+                    return fields[4], path
+    raise OSError(2, "no pids cgroup hierarchy is mounted")
+
+
+def _sweep(parent: str) -> None:
+    """Remove the empty cgroups of workers that are gone without their build removing them (a
+    build killed outright); a cgroup with a process in it cannot be removed, so none is lost."""
+    try:
+        names = [name for name in os.listdir(parent) if name.startswith("snippet-runner-")]
+    except OSError:
+        return
+    for name in names:
+        if not os.path.exists(f"/proc/{name.removeprefix('snippet-runner-')}"):
+            with contextlib.suppress(OSError):  # not empty, or not ours
+                os.rmdir(os.path.join(parent, name))
+
+
+def cgroup_of(pid: int) -> str:
+    """Where worker ``pid``'s cgroup is (or would be), seen from the process that started it."""
+    root, path = _pids_hierarchy()
+    return os.path.join(root + path.rstrip("/"), f"snippet-runner-{pid}")
+
+
+def release_cgroup(pid: int) -> None:
+    """Once worker ``pid`` is gone: kill whatever is left in its cgroup and remove the cgroup."""
+    try:
+        path = cgroup_of(pid)
+    except OSError:
+        return
+    for _ in range(100):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as procs:
+                left = [int(line) for line in procs if line.strip()]
+        except OSError:
+            return
+        for orphan in left:
+            with contextlib.suppress(OSError):  # gone meanwhile
+                os.kill(orphan, 9)
+
+        time.sleep(0.01)
