@@ -374,10 +374,8 @@ def test_a_picture_that_cannot_be_drawn_names_the_line_that_showed_it(write_snip
 def test_one_node_process_lays_out_every_graph_of_a_build():
     drawing.draw(chain_rule_data(), "a")
     first = vizjs._process.proc.pid
-    pictures.forget()
-    x = torch.tensor(3.0, requires_grad=True)
-    pictures.show_graph(x * x)
-    drawing.draw(graph(), "b")
+    square = "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\ny.backward()\n"
+    drawing.draw(graph(square, "graph y"), "b")
     assert vizjs._process.proc.pid == first and vizjs._process.proc.poll() is None
 
 
