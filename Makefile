@@ -1,7 +1,14 @@
 # The two commands a newcomer needs are `make serve` and `make test`; the rest are for authors.
 # Every target first creates or refreshes .venv from requirements.txt (only when that file changed).
+# What they need on the machine: Python 3.11, make, Node.js and npm. `make site` and `make test` install a
+# Chromium (the PDF, the browser tests) where none is found (snippet_runner/site/chromium_install.py).
 
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Only 3.11: the pinned torch 2.13.0 CPU wheel is built for it, so no other python3 will do.
+PYTHON ?= $(shell command -v python3.11)
+NO_PYTHON := error: this project needs Python 3.11 (the pinned torch 2.13.0 CPU wheel is built for it), and
+NO_PYTHON += $(if $(PYTHON),$(PYTHON) is not Python 3.11,there is no python3.11 on PATH). Install it (Debian 12:
+NO_PYTHON += apt-get install python3.11 python3.11-venv; Ubuntu: pyenv install 3.11, or the deadsnakes PPA;
+NO_PYTHON += macOS: brew install python@3.11), or name one: make PYTHON=/path/to/python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
 READY  := $(VENV)/.installed
@@ -14,36 +21,46 @@ TEST_VENDOR := tests/browser/vendor
 .PHONY: serve site test lint accept verify bench bench-scale drift clean
 
 $(READY): requirements.txt pyproject.toml
+	@test -x $(PY) || { test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; } \
+	  || { echo "$(NO_PYTHON)" >&2; exit 1; }
+	@$(PY) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || test ! -e $(PY) \
+	  || { echo "error: $(VENV) was made with another Python than 3.11: remove it (rm -rf $(VENV)) and run make again" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps --editable .
 	touch $@
 
-# Math, diagrams and the offline search shim come from the npm registry (package-lock.json),
+# Math, diagrams, the offline search shim and the DejaVu fonts come from the npm registry (package-lock.json),
 # are copied into the site's own assets, and are never committed or loaded from a CDN.
 # axe-core, the accessibility engine the browser tests inject into each page, comes the same way
 # but goes next to those tests, never into the site.
 $(ASSETS): package-lock.json
+	@command -v npm >/dev/null || { echo "error: npm is not on PATH: install Node.js and npm (Debian/Ubuntu: apt-get install nodejs npm; macOS: brew install node)" >&2; exit 1; }
 	npm ci --no-audit --no-fund --silent
 	rm -rf $(VENDOR)
-	mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid $(VENDOR)/iframe-worker
+	mkdir -p $(VENDOR)/katex/contrib $(VENDOR)/mermaid $(VENDOR)/iframe-worker $(VENDOR)/dejavu
 	cp node_modules/katex/dist/katex.min.css node_modules/katex/dist/katex.min.js $(VENDOR)/katex/
 	cp -r node_modules/katex/dist/fonts $(VENDOR)/katex/
 	cp node_modules/katex/dist/contrib/auto-render.min.js $(VENDOR)/katex/contrib/
 	cp node_modules/mermaid/dist/mermaid.min.js $(VENDOR)/mermaid/
 	cp node_modules/iframe-worker/shim/index.js $(VENDOR)/iframe-worker/shim.js
+	cp node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf node_modules/dejavu-fonts-ttf/ttf/DejaVuSans-*Bold*.ttf \
+	   node_modules/dejavu-fonts-ttf/ttf/DejaVuSans-Oblique.ttf node_modules/dejavu-fonts-ttf/ttf/DejaVuSansMono*.ttf \
+	   node_modules/dejavu-fonts-ttf/LICENSE $(VENDOR)/dejavu/
 	rm -rf $(TEST_VENDOR) && mkdir -p $(TEST_VENDOR)
 	cp node_modules/axe-core/axe.min.js $(TEST_VENDOR)/
 	touch $@
 
-serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning (no print page: make site)
+serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits, shows unapproved outputs with a warning (no print page, no PDF, no Chromium: make site)
 	$(PY) -m snippet_runner serve --dev-addr 127.0.0.1:8000
 
 site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replaces the old site only if all succeeds)
+	$(PY) -m snippet_runner.site.chromium_install
 	$(PY) -m snippet_runner site
 
-test: lint $(ASSETS)  ## the whole test suite, after the lint checks
+test: lint $(ASSETS)  ## the whole test suite, after the lint checks (and a Chromium, installed if missing)
+	$(PY) -m snippet_runner.site.chromium_install --required
 	$(PY) -m pytest -n auto --dist worksteal
 
 lint: $(READY)  ## ruff's lint and format checks, mypy, the package's layer contracts, actionlint on the workflow

@@ -49,8 +49,11 @@ class ScratchProject:
 
     @classmethod
     def copy_of(cls, source: Path, into: Path) -> ScratchProject:
-        """Everything a build reads (pages, snippets, theme overrides, config), no caches, no site."""
+        """Everything a build reads (pages, snippets, theme overrides, config), no caches, no site;
+        the npm packages (Graphviz, which lays out the graphs) are the source's, linked, not copied."""
         shutil.copytree(source, into / "project", ignore=_NOT_COPIED)
+        if (source / "node_modules").is_dir():
+            (into / "project" / "node_modules").symlink_to((source / "node_modules").resolve())
         return cls(into / "project")
 
     def write(self, rel: str, text: str) -> Path:

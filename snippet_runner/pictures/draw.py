@@ -4,10 +4,12 @@
 approves that data and caches it with the run's result. This module turns the data into the SVG
 the page shows, in the build process (never in the sandboxed child):
 
-* **Graphs** are laid out by Graphviz's ``dot`` (Debian's ``graphviz`` package), called through the
-  ``graphviz`` Python binding. We hand it nodes, edges and labels; it does the layout, which is the
-  part not worth writing by hand. ``torchviz`` would do the walk as well, but it draws no values and
-  no gradients, so only its layout idea is reused: the walk is ours (:mod:`snippet_runner.pictures.record`).
+* **Graphs** are laid out by Graphviz's ``dot``, compiled to WebAssembly (``@viz-js/viz`` from
+  npm, run in Node: :mod:`snippet_runner.pictures.vizjs` says why that and not Debian's
+  ``graphviz`` package or the PyPI builds). We hand it nodes, edges and labels; it does the
+  layout, which is the part not worth writing by hand. ``torchviz`` would do the walk as well, but
+  it draws no values and no gradients, so only its layout idea is reused: the walk is ours
+  (:mod:`snippet_runner.pictures.record`).
 * **Curves** are plotted with matplotlib's SVG backend, from an explicit ``Figure`` (no pyplot
   state), with ``svg.fonttype: none`` so text stays text, ``svg.hashsalt`` fixed and no ``Date``
   metadata, so the same data gives the same bytes.
@@ -27,7 +29,7 @@ Every SVG is then made fit for the page:
   words, with its key values, and a ``<figcaption>`` under it.
 
 **Cache.** An SVG is a function of its data and of this code, so it is cached under a hash of both
-(and of the drawing libraries' versions) in ``<cache>/pictures/``. The data itself is part of the
+(and of the drawing libraries' versions, ``@viz-js/viz``'s and matplotlib's) in ``<cache>/pictures/``. The data itself is part of the
 run's cached result, under the snippet's cache key; a warm build therefore neither runs the
 snippet nor draws its pictures, and a change that leaves the data as it was (a comment in the
 snippet) draws nothing either.
@@ -49,6 +51,7 @@ from typing import Any
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
 from snippet_runner.machine import pinned
+from snippet_runner.pictures import vizjs
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -109,7 +112,7 @@ class Drawer:
             svg = draw(picture.data, prefix)
         except SnippetError:
             raise
-        except Exception as error:  # noqa: BLE001 - Graphviz or matplotlib failed on this data: the snippet's error
+        except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
             raise SnippetError(
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
@@ -135,11 +138,12 @@ def _prefix(rel: str, number: int) -> str:
 
 @functools.cache  # once per process: reading installed metadata costs milliseconds a call
 def _versions() -> str:
-    return pinned(("graphviz", "matplotlib"))
+    return f"{vizjs.version()},{pinned(('matplotlib',))}"
 
 
 def _key(data: dict, prefix: str) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(vizjs.SCRIPT.read_bytes())
     digest.update(_versions().encode())
     digest.update(prefix.encode())
     digest.update(json.dumps(data, sort_keys=True).encode())
@@ -207,23 +211,22 @@ def _num(value: float) -> str:
 
 
 def _graph_svg(data: dict) -> str:
-    import graphviz
+    return vizjs.render(_graph_object(data))
 
-    graph = graphviz.Digraph(
-        graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.25", "ranksep": "0.3", "pad": "0.05"},
-        node_attr={"fontname": FONT, "fontsize": "11", "color": FG, "fontcolor": FG, "penwidth": "1.2"},
-        edge_attr={"fontname": FONT, "fontsize": "10", "color": FG, "fontcolor": FG, "arrowsize": "0.7"},
-    )
+
+def _graph_object(data: dict) -> dict:
+    """The picture as a viz.js graph object: what Graphviz lays out (see :mod:`snippet_runner.pictures.vizjs`)."""
+    nodes = []
     for node in data["nodes"]:
         if node["type"] == "function":
             label = node["name"]
             for item in node.get("saved", []):
                 state = "freed" if item.get("freed") else "kept"
                 label += f"\nsaved {item['name']} = {item['value']} ({state})"
-            graph.node(node["id"], label, shape="box", style="rounded")
+            attrs = {"label": label, "shape": "box", "style": "rounded"}
         elif node["leaf"]:
             label = f"{node['name']} = {node['value']}\nleaf · .grad = {node.get('grad') or 'None'}"
-            graph.node(node["id"], label, shape="ellipse", style="filled,bold", fillcolor=LEAF)
+            attrs = {"label": label, "shape": "ellipse", "style": "filled,bold", "fillcolor": LEAF}
         else:
             if node.get("continues"):
                 kept = "graph continues below"
@@ -231,7 +234,9 @@ def _graph_svg(data: dict) -> str:
                 kept = "not a leaf · .grad not kept"
             else:
                 kept = f"not a leaf · retain_grad() · .grad = {node.get('grad') or 'None'}"
-            graph.node(node["id"], f"{node['name']} = {node['value']}\n{kept}", shape="ellipse", style="dashed")
+            attrs = {"label": f"{node['name']} = {node['value']}\n{kept}", "shape": "ellipse", "style": "dashed"}
+        nodes.append({"name": node["id"], "attributes": _labelled(attrs)})
+    edges = []
     for edge in data["edges"]:
         attrs = {}
         if edge["kind"] == "grad_fn":
@@ -240,8 +245,24 @@ def _graph_svg(data: dict) -> str:
             attrs = {"label": f" {edge['grad']}"}
         if edge["kind"] == "accumulate":
             attrs["style"] = "bold"
-        graph.edge(edge["from"], edge["to"], **attrs)
-    return graph.pipe(format="svg", encoding="utf-8")
+        edges.append({"tail": edge["from"], "head": edge["to"], "attributes": _labelled(attrs)})
+    return {
+        "directed": True,
+        "graphAttributes": {"rankdir": "TB", "bgcolor": "transparent", "nodesep": 0.25, "ranksep": 0.3, "pad": 0.05},
+        "nodeAttributes": {"fontname": FONT, "fontsize": 11, "color": FG, "fontcolor": FG, "penwidth": 1.2},
+        "edgeAttributes": {"fontname": FONT, "fontsize": 10, "color": FG, "fontcolor": FG, "arrowsize": 0.7},
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+def _labelled(attrs: dict) -> dict:
+    """Graphviz reads backslashes in a label as escapes (``\\N`` is the node's name): a label
+    shows its text as written, its line breaks only where we put them."""
+    if "label" in attrs:
+        lines = attrs["label"].split("\n")
+        attrs["label"] = "\\n".join(line.replace("\\", "\\\\") for line in lines)
+    return attrs
 
 
 # -- curves ------------------------------------------------------------------------------------

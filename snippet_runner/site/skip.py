@@ -18,7 +18,8 @@ The key covers, by content (never by timestamps):
   approved outputs, ``overrides/``, ``mkdocs.yml``, the drift records, this package's own code;
 * the interpreter, and the name and version of every installed distribution (their ``.dist-info``
   folder names), so an upgraded torch, MkDocs, Material or plugin rebuilds;
-* the versions Chromium (the PDF) and Graphviz's ``dot`` (the pictures) report;
+* the version Chromium (the PDF) reports, and the installed ``@viz-js/viz`` (Graphviz, which lays
+  out the pictures);
 * the build's date (``SOURCE_DATE_EPOCH``, or the last commit's time), and the environment
   variables a build reads (``SNIPPETS_*``).
 
@@ -35,11 +36,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from snippet_runner.pictures import vizjs
 from snippet_runner.site import chromium
 from snippet_runner.files import write_atomic
 
@@ -60,7 +60,7 @@ def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
         digest.update(name.encode() + b"\0")
     browser = chromium.find()
     digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
-    digest.update(f"dot: {_version(['dot', '-V'])}\0".encode())
+    digest.update(f"{vizjs.version()}\0".encode())
     digest.update(f"epoch={epoch}".encode())
     for name in sorted(os.environ):
         if name.startswith(ENVIRONMENT):
@@ -135,13 +135,3 @@ def _distributions() -> list[str]:
         except OSError:
             continue
     return sorted(names)
-
-
-def _version(command: list[str]) -> str:
-    if shutil.which(command[0]) is None:
-        return f"{command[0]}: not installed"
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"{command[0]}: {error}"
-    return (done.stdout + done.stderr).strip()

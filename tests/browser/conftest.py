@@ -2,8 +2,9 @@
 Playwright (no browser download), and the site (``built_site``, from tests/conftest.py, built once
 per session exactly as `make site` builds it, PDF included) served over http://127.0.0.1.
 
-Without a Chromium these tests FAIL, saying how to get one: CI installs it (.ci/run), and a
-skipped browser test would hide a site that no longer works offline.
+Without a Chromium these tests FAIL, saying how to get one: `make test` installs it where none is
+found (snippet_runner/site/chromium_install.py), and a skipped browser test would hide a site
+that no longer works offline.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from .pages import recording_context
 def chromium_path() -> str:
     found = chromium.find()
     if found is None:
-        pytest.fail(f"{chromium.missing()}. CI installs it in .ci/run.", pytrace=False)
+        pytest.fail(
+            f"{chromium.missing()}. `make test` installs one where it can (snippet_runner/site/chromium_install.py).",
+            pytrace=False,
+        )
     return found
 
 

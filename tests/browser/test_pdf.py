@@ -167,7 +167,7 @@ def test_every_font_is_embedded(pdf):
 
 
 def test_text_is_set_in_dejavu_and_math_in_katex(pdf):
-    # print.css names DejaVu (fonts-dejavu-core) for text and code, and KaTeX brings its own fonts,
+    # print.css names DejaVu (fonts.css: the site's own copy, from npm) for text and code, and KaTeX brings its own fonts,
     # so the PDF looks the same on any machine; a third family means some element escaped print.css.
     families = {name.split("+")[-1].split("-")[0] for name in font_names(pdf)}
     assert families <= {
@@ -192,6 +192,17 @@ def printed_page(browser, built_site):
     page.emulate_media(media="print")
     yield page
     page.close()
+
+
+def test_the_pdf_is_printed_in_the_sites_own_dejavu_faces(printed_page):
+    # fonts.css serves DejaVu from the site (npm), so the PDF does not depend on the machine's fonts:
+    # a face the print page used is one the browser loaded from assets/vendor/dejavu/.
+    loaded = printed_page.evaluate(
+        """async () => { await document.fonts.ready;
+            return [...document.fonts].filter(f => f.status === "loaded" && f.family.includes("DejaVu"))
+              .map(f => `${f.family.replaceAll('"', '')} ${f.weight} ${f.style}`) }"""
+    )
+    assert {"DejaVu Sans 400 normal", "DejaVu Sans 700 normal", "DejaVu Sans Mono 400 normal"} <= set(loaded), loaded
 
 
 def test_no_code_is_wider_than_the_paper(printed_page):

@@ -43,8 +43,8 @@ def project_files(root: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def clean_copy(shared_dir, built_site, session_build) -> Path:
-    """The project copied as a fresh clone would have it, plus the npm assets and the session's
-    snippet results; built once per test run, by the first worker that needs it (under a lock)."""
+    """The project copied as a fresh clone would have it, plus the npm packages and assets and the
+    session's snippet results; built once per test run, by the first worker that needs it (under a lock)."""
     from filelock import FileLock
 
     copy, log = shared_dir / "clean" / "project", shared_dir / "clean" / "build.log"
@@ -61,6 +61,7 @@ def _build_clean_copy(copy: Path, session_build) -> tuple[int, str]:
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, copy / name)
     shutil.copytree(ROOT / "docs" / "assets" / "vendor", copy / "docs" / "assets" / "vendor")
+    (copy / "node_modules").symlink_to(ROOT / "node_modules")  # Graphviz (@viz-js/viz) lays out the graphs
     shutil.copytree(session_build.cache, copy / ".cache" / "snippets")
     epoch = site_module.source_date_epoch(ROOT)
     assert epoch is not None, "the repository has no commit to date the build by"

@@ -20,6 +20,7 @@ from throwaway import GRAPH_SNIPPET, new_build
 from snippet_runner import SnippetError
 from snippet_runner.pictures import draw as drawing
 from snippet_runner.pictures import record as pictures
+from snippet_runner.pictures import vizjs
 from snippet_runner.pictures.draw import Drawer
 from snippet_runner.running import snippet as spec
 from snippet_runner.running.protocol import Picture
@@ -368,6 +369,25 @@ def test_a_picture_that_cannot_be_drawn_names_the_line_that_showed_it(write_snip
     )
     with pytest.raises(SnippetError, match=r"^snippets/page/plot.py:7: its curves picture could not be drawn"):
         Drawer(None).figure(broken, snippet, 1)
+
+
+def test_one_node_process_lays_out_every_graph_of_a_build():
+    drawing.draw(chain_rule_data(), "a")
+    first = vizjs._process.proc.pid
+    square = "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\ny.backward()\n"
+    drawing.draw(graph(square, "graph y"), "b")
+    assert vizjs._process.proc.pid == first and vizjs._process.proc.poll() is None
+
+
+def test_without_node_a_graph_cannot_be_drawn_and_the_error_says_why(write_snippet, tmp_path, monkeypatch):
+    write_snippet("page/graph.py", "print('a')\n")
+    snippet = spec.load(write_snippet.snippets, "page/graph.py")
+    vizjs._close()  # the next graph starts a Node of its own, looked for on this PATH
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(
+        SnippetError, match=r"^snippets/page/graph.py:4: its graph picture could not be drawn: .*Node.js is not on PATH"
+    ):
+        Drawer(None).figure(Picture("graph", 4, chain_rule_data()), snippet, 1)
 
 
 def test_drawn_svgs_are_cached_by_their_data(tmp_path):

