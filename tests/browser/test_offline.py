@@ -5,10 +5,11 @@ from disk, the accessibility audit checks every page for requests to other hosts
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from real_chapter import approved_output
+from real_chapter import SNIPPETS, approved_output
 
 from .pages import open_page
 
@@ -51,14 +52,18 @@ def test_math_and_diagrams_render(context):
 
 
 def test_a_picture_drawn_from_a_run_shows_with_its_text(context):
-    """The computational-graph page's graph is inline SVG: visible, sized, and its labels are text."""
-    page = open_page(context, "computational-graph.html")
+    """The chain-rule page's graph is inline SVG: visible, sized, and its labels are text, carrying the
+    values of its approved picture data."""
+    (graph,) = json.loads((SNIPPETS / "chain_rule" / "autograd_check.pictures.json").read_text())
+    (leaf,) = [node for node in graph["nodes"] if node.get("leaf")]
+    page = open_page(context, "chain-rule.html")
     picture = page.locator("figure.snippet-picture svg")
     assert picture.count() == 1
     box = picture.bounding_box()
     assert box and box["width"] > 100 and box["height"] > 100
-    assert "AccumulateGrad" in picture.text_content() and "x = 2" in picture.text_content()
-    assert "x.grad = 60" in page.locator("figure.snippet-picture figcaption").inner_text()
+    assert "AccumulateGrad" in picture.text_content()
+    assert f"{leaf['name']} = {leaf['value']}" in picture.text_content()
+    assert f"{leaf['name']}.grad = {leaf['grad']}" in page.locator("figure.snippet-picture figcaption").inner_text()
 
 
 def test_a_notebook_page_renders_math_and_keeps_its_solution_folded(context):

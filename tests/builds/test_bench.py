@@ -11,8 +11,10 @@ def test_the_copy_holds_everything_a_build_reads_and_no_caches(tmp_path):
     project = ScratchProject.copy_of(ROOT, tmp_path).root
     for needed in ("mkdocs.yml", "docs/index.md", "snippets/chain_rule/autograd_check.py", "overrides"):
         assert (project / needed).exists(), needed
-    for skipped in (".git", ".venv", "node_modules", ".cache", "site"):
+    for skipped in (".git", ".venv", ".cache", "site"):
         assert not (project / skipped).exists(), skipped
+    # the npm packages the build lays its graphs out with are linked, not copied
+    assert (project / "node_modules").is_symlink() and (project / "node_modules").resolve() == ROOT / "node_modules"
 
 
 def test_scale_mode_runs_generated_snippets_and_reports_overhead(capsys):

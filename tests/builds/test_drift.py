@@ -7,6 +7,7 @@ errors and changed error messages, exactly as it would under another release.
 
 import json
 import os
+import shlex
 import shutil
 import sys
 import textwrap
@@ -103,8 +104,14 @@ def record_of(project, label="9.9.9") -> dict:
 
 
 def record_fake(project, label="9.9.9", **env):
-    """`make drift` with this interpreter as the other torch; returns the record written."""
-    code, log = project.run("-m", "snippet_runner.drift", label, "--python", sys.executable, **{FAKE: label, **env})
+    """`make drift` with this interpreter as the other torch; returns the record written. The worker
+    never sees the build's environment (an allowlist), so "another torch" is an interpreter of its
+    own: a wrapper that sets the variables the examples read, then runs this Python."""
+    wrapper = project.root.parent / f"python-{label}"
+    exports = "".join(f"export {name}={shlex.quote(value)}\n" for name, value in {FAKE: label, **env}.items())
+    wrapper.write_text(f'#!/bin/sh\n{exports}exec {shlex.quote(sys.executable)} "$@"\n')
+    wrapper.chmod(0o755)
+    code, log = project.run("-m", "snippet_runner.drift", label, "--python", str(wrapper))
     assert code == 0, log
     return json.loads((project.root / "drift" / f"torch-{label}.json").read_text())
 
