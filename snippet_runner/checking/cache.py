@@ -27,7 +27,7 @@ from snippet_runner.running.snippet import Snippet
 
 PACKAGE_DIR = Path(__file__).parent.parent
 # What runs inside the worker and its forks, relative to the package: all that can change an output.
-RUN_SOURCES = ("running", "pictures/record.py")
+RUN_SOURCES = ("running", "pictures/record.py", "pictures/data.py")
 log = logging.getLogger("mkdocs.plugins.snippet_runner.checking.cache")  # shown by MkDocs, and by logging elsewhere
 
 

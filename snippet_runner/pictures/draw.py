@@ -52,6 +52,7 @@ from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
 from snippet_runner.machine import pinned
 from snippet_runner.pictures import vizjs
+from snippet_runner.pictures.data import CurvesData, GraphData, PictureData
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -125,7 +126,7 @@ class Drawer:
         return svg
 
 
-def draw(data: dict, prefix: str = "p") -> str:
+def draw(data: PictureData, prefix: str = "p") -> str:
     """The finished, inline-ready SVG for one picture's data."""
     raw = _graph_svg(data) if data["kind"] == "graph" else _curves_svg(data)
     caption, description = describe(data)
@@ -141,7 +142,7 @@ def _versions() -> str:
     return f"{vizjs.version()},{pinned(('matplotlib',))}"
 
 
-def _key(data: dict, prefix: str) -> str:
+def _key(data: PictureData, prefix: str) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes())
     digest.update(vizjs.SCRIPT.read_bytes())
     digest.update(_versions().encode())
@@ -153,7 +154,7 @@ def _key(data: dict, prefix: str) -> str:
 # -- words -------------------------------------------------------------------------------------
 
 
-def describe(data: dict) -> tuple[str, str]:
+def describe(data: PictureData) -> tuple[str, str]:
     """(caption, longer description) in words, with the key values: for the ``<figcaption>``,
     the SVG's ``<title>`` and ``<desc>``."""
     if data["kind"] == "graph":
@@ -161,7 +162,7 @@ def describe(data: dict) -> tuple[str, str]:
     return _describe_curves(data)
 
 
-def _describe_graph(data: dict) -> tuple[str, str]:
+def _describe_graph(data: GraphData) -> tuple[str, str]:
     nodes = {n["id"]: n for n in data["nodes"]}
     leaves = [n for n in data["nodes"] if n["type"] == "tensor" and n["leaf"]]
     parts = [f"{n['name']} = {n['value']}, {n['name']}.grad = {n.get('grad') or 'none'}" for n in leaves]
@@ -170,7 +171,7 @@ def _describe_graph(data: dict) -> tuple[str, str]:
     steps = []
     for edge in data["edges"]:
         a, b = nodes[edge["from"]], nodes[edge["to"]]
-        if edge["kind"] == "grad_fn":
+        if edge["kind"] == "grad_fn" and a["type"] == "tensor":  # a tensor points at the node that made it
             steps.append(f"{a['name']} (value {a['value']}) is the output of {b['name']}")
         elif edge["grad"] is not None:
             steps.append(f"{edge['grad']} flows from {a['name']} to {b['name']}")
@@ -181,7 +182,7 @@ def _describe_graph(data: dict) -> tuple[str, str]:
     return caption, description
 
 
-def _describe_curves(data: dict) -> tuple[str, str]:
+def _describe_curves(data: CurvesData) -> tuple[str, str]:
     parts = []
     for series in data["series"]:
         ys = [y for y in series["y"] if y is not None]
@@ -210,11 +211,11 @@ def _num(value: float) -> str:
 # -- graphs ------------------------------------------------------------------------------------
 
 
-def _graph_svg(data: dict) -> str:
+def _graph_svg(data: GraphData) -> str:
     return vizjs.render(_graph_object(data))
 
 
-def _graph_object(data: dict) -> dict:
+def _graph_object(data: GraphData) -> dict:
     """The picture as a viz.js graph object: what Graphviz lays out (see :mod:`snippet_runner.pictures.vizjs`)."""
     nodes = []
     for node in data["nodes"]:
@@ -268,7 +269,7 @@ def _labelled(attrs: dict) -> dict:
 # -- curves ------------------------------------------------------------------------------------
 
 
-def _curves_svg(data: dict) -> str:
+def _curves_svg(data: CurvesData) -> str:
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -314,8 +315,8 @@ def _curves_svg(data: dict) -> str:
             axes.set_yscale("log")
         axes.set_xlabel(data["xlabel"])
         axes.set_ylabel(data["ylabel"])
-        if data.get("title"):
-            axes.set_title(data["title"])
+        if title := data.get("title"):
+            axes.set_title(title)
         if all(float(x).is_integer() for x in xs) and len(xs) <= 20:
             axes.set_xticks(xs)
         axes.grid(True, color=FG, alpha=0.15)

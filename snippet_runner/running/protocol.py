@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 
+from snippet_runner.pictures.data import PictureData
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -47,7 +49,7 @@ class Picture:
 
     kind: str  # "graph" or "curves"
     line: int  # the line of its setting, for messages and for the notebook cell it belongs to
-    data: dict  # JSON-ready; what is approved (<snippet>.pictures.json) and drawn
+    data: PictureData  # JSON-ready; what is approved (<snippet>.pictures.json) and drawn
 
 
 @dataclass(frozen=True)
