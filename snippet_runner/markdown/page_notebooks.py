@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snippet_runner.machine import installed_version
-from snippet_runner.markdown.run_lines import FENCE, find_includes, shown_code
+from snippet_runner.markdown.run_lines import find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
 
 FOLDER = "downloads"
@@ -111,16 +111,7 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
         )
     ]
     examples = []
-    fence = None
-    for number, line in enumerate(markdown.splitlines(), start=1):
-        opened = FENCE.match(line)
-        if fence is not None:
-            if opened and opened["fence"][0] == fence[0] and len(opened["fence"]) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened["fence"]
-            continue
+    for number, line in outside_fences(markdown):
         heading = HEADING.match(line)
         if heading and len(heading["level"]) > 1:
             cells.append(_markdown(f"{heading['level']} {heading['text']}"))

@@ -15,7 +15,7 @@ extension, which is how MkDocs (and any other builder that runs Python-Markdown)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from snippet_runner.checking.engine import Engine, Outcome
@@ -43,9 +43,9 @@ class Include:
     question: str | None = None
 
 
-def find_includes(markdown: str, page: str) -> list[Include]:
-    """Every include on the page, in order; a malformed one raises ``SnippetError`` naming page:line."""
-    includes: list[Include] = []
+def outside_fences(markdown: str) -> Iterator[tuple[int, str]]:
+    """Each line of the page that is not inside a fenced code block, with its line number: a
+    ``{{ run }}`` line or a heading shown as code is not one."""
     fence: str | None = None
     for number, line in enumerate(markdown.splitlines(), start=1):
         opened = FENCE.match(line)
@@ -56,6 +56,13 @@ def find_includes(markdown: str, page: str) -> list[Include]:
         if opened:
             fence = opened["fence"]
             continue
+        yield number, line
+
+
+def find_includes(markdown: str, page: str) -> list[Include]:
+    """Every include on the page, in order; a malformed one raises ``SnippetError`` naming page:line."""
+    includes: list[Include] = []
+    for number, line in outside_fences(markdown):
         if match := DIRECTIVE.match(line):
             includes.append(Include(number, match["indent"], match["rel"], match["question"]))
         elif LOOKS_LIKE_DIRECTIVE.search(INLINE_CODE.sub("", line)):
