@@ -54,7 +54,6 @@ import os
 import re
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -69,7 +68,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from devtools import snippet_time
-from devtools.scratch import ENV, ScratchProject
+from devtools.scratch import ENV, ScratchProject, free_port
 
 if TYPE_CHECKING:
     from snippet_runner.site import pdf
@@ -151,12 +150,6 @@ def _without_notebooks(items: list) -> list:
 # -- make serve, as an author meets it ---------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _fetch(url: str) -> str:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
@@ -177,7 +170,7 @@ def _until_served(url: str, text: str, limit: float = 300) -> float:
 def serve_edits(project: ScratchProject, snippet: Path, page: Path, url_path: str) -> tuple[float, float]:
     """Start ``mkdocs serve``, wait until it serves, then time (from the file write until the page
     served over HTTP shows the change) an edit of ``snippet`` and an edit of ``page``'s prose."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{port}"],  # `make serve`
         cwd=project.root,

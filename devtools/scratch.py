@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
@@ -135,3 +136,10 @@ def serving(root: Path, site_dir: Path, dirty: bool = False) -> Iterator[Serving
         if session.config is not None:
             session.config.plugins.on_shutdown()
         os.chdir(previous)
+
+
+def free_port() -> int:
+    """A loopback port no one listens on now, for a ``make serve`` of a scratch project."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

@@ -163,18 +163,15 @@ def test_every_build_writes_an_execution_report_slowest_first_outside_the_site(s
 
 
 def test_make_serve_serves_the_execution_report_at_a_url_of_its_own(scratch):
-    import socket
     import subprocess
     import sys
     import time
     import urllib.error
     import urllib.request
 
-    from devtools.scratch import ENV
+    from devtools.scratch import ENV, free_port
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{port}"],  # `make serve`
         cwd=scratch.root,

@@ -56,15 +56,21 @@ def test_warn_mode_shows_the_new_output_and_keeps_the_diff(write_snippet, run):
     assert not outcome.verdict.approved and "+hello, world" in outcome.verdict.diff
 
 
-def test_accept_writes_the_fresh_output_that_two_runs_agree_on(write_snippet):
-    path = write_snippet("page/hello.py", "print('hello, world')\n")
-    path.with_suffix(".out").write_text("hello\n")
-    engines = [Engine(write_snippet.snippets, preload=(), worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
+def approve_fresh(snippets, rel: str):
+    """Approve ``rel`` the one way there is, from two fresh engines with the two hash seeds."""
+    engines = [Engine(snippets, preload=(), worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
     try:
-        (approval,) = approve(*engines, ["page/hello.py"])
+        (approval,) = approve(engines[0], engines[1], [rel])
     finally:
         for engine in engines:
             engine.close()
+    return approval
+
+
+def test_accept_writes_the_fresh_output_that_two_runs_agree_on(write_snippet):
+    path = write_snippet("page/hello.py", "print('hello, world')\n")
+    path.with_suffix(".out").write_text("hello\n")
+    approval = approve_fresh(write_snippet.snippets, "page/hello.py")
     assert approval.error is None and approval.updated == ["snippets/page/hello.out"]
     assert path.with_suffix(".out").read_text() == "hello, world\n"
 
@@ -73,12 +79,7 @@ def test_accept_refuses_what_two_runs_disagree_on_and_writes_nothing(write_snipp
     """A set of strings prints in hash order, which differs between the two workers' seeds."""
     path = write_snippet("page/order.py", "print(list({'alpha', 'beta', 'gamma', 'delta', 'epsilon'}))\n")
     path.with_suffix(".out").write_text("old\n")
-    engines = [Engine(write_snippet.snippets, preload=(), worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
-    try:
-        (approval,) = approve(*engines, ["page/order.py"])
-    finally:
-        for engine in engines:
-            engine.close()
+    approval = approve_fresh(write_snippet.snippets, "page/order.py")
     assert approval.error is not None and "printed something different in two fresh runs" in str(approval.error)
     assert path.with_suffix(".out").read_text() == "old\n"
 
