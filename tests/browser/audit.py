@@ -8,31 +8,47 @@ Mermaid copies it to tests/browser/vendor/, and it is injected into each page un
 into the site itself. We run its whole default rule set (WCAG 2.0, 2.1 and 2.2 A and AA, plus best
 practices) and the tests require no violation of impact ``critical`` or ``serious``.
 
-The two palettes differ only in colours: Material switches a CSS attribute and nothing else of the
-page. So the light palette is audited with every rule, and the dark one with the rules about colour
-(axe's colour rules at level AA: ``color-contrast`` and ``link-in-text-block``); the rest would audit the
-same markup twice. The print page is audited at the desktop width only: it is the page Chromium
-prints on A4, and its content is that of the pages, which are audited at both widths.
+Where the time goes: axe's ``color-contrast`` rule is three fifths of an audit of a page and four
+fifths of one of the print page (for each text element it works out what is painted behind it,
+over the whole document, however little of it is checked). Every other rule together costs less
+than it. So each check runs where its answer can differ, and no more often:
+
+* **Markup** (every rule but the colour rules: names, roles, landmarks, headings, ids, lists,
+  tables, focus, target sizes, what scrolls) depends on the document and on what the layout shows,
+  so it runs at both widths, on the whole page.
+* **Colour** (``color-contrast`` and ``link-in-text-block``, axe's colour rules at level AA)
+  depends on the palette and on what is painted where. The page's content has one set of colours
+  per palette at either width (Material's responsive CSS moves the content, never recolours it), so
+  it is audited once per palette: light at the desktop width, dark at the phone width. The frame
+  around it (header, tabs, navigation, table of contents, footer) is laid out differently at each
+  width, so it is audited at the other two combinations too, with the content taken out of the
+  document first, which is what makes those two runs cheap.
+* **The print page** holds the content of every page, audited on its own page already, plus a
+  cover and a printed table of contents of its own (its stylesheet, ``print.css``, applies to print
+  media only, so on screen every section has its page's colours). Its markup is audited whole, for
+  what only the joined page can get wrong (a duplicate id, the order of headings, landmarks), and its
+  colours on its own parts, in both palettes, with the sections taken out. It is audited at the
+  desktop width only: it is the page Chromium prints on A4, and its content is that of the pages,
+  which are audited at both widths.
 
 Beside axe, one check of our own runs in the same page: every image and figure has a text
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
 context opens; axe's own ``svg-img-alt`` only looks at ``role="img"``).
 
 Economy: each page is loaded and rendered (math, diagrams, fonts) once, in a context whose system
-preference is light, and taken through four steps (``STEPS``): audited at the desktop width,
-narrowed to the phone width and audited, switched to the dark palette with the header's toggle, as a
-reader would, and audited, widened and audited again. With ``layout``, layout.py's checks run at
-each width of the light palette, on the reading pages. The print page is the exception: switching
-its palette in place left it half restyled, so it is loaded once per palette, in a context whose
-system preference is that palette (Material picks its palette from it when a page loads). A few
-pages go through this side by side, each in a context of its own, so the browser works on one
-while Python waits on another.
+preference is light, at the desktop width, and taken through ``steps_of(path)``: audited, narrowed
+to the phone width, switched to the dark palette with the header's toggle, as a reader would,
+widened, and switched back to light at the phone width. With ``layout``, layout.py's checks run at
+each width of the light palette, on the reading pages. A few pages go through this side by side,
+each in a context of its own, so the browser works on one while Python waits on another.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .layout import PAGES, layout_problems
@@ -58,13 +74,20 @@ SCREENSHOTS = {
     "training-loop.html": ("training-loop-graph", "pic-training-loop-one-step-graph-1"),  # a graph drawn from a run
 }
 
-# axe.run options per palette (see above); violations only, which is also what keeps axe fast.
+# What a step asks axe to run (see the module docstring); violations only, which keeps axe fast.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 RULES = {
-    "light": {"resultTypes": ["violations"]},
-    "dark": {
-        "resultTypes": ["violations"],
-        "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
-    },
+    "every rule": {"resultTypes": ["violations"]},
+    "markup": {"resultTypes": ["violations"], "rules": {rule: {"enabled": False} for rule in COLOUR_RULES}},
+    "colour": {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": COLOUR_RULES}},
+}
+
+# Takes out of the document what was audited elsewhere, before a step that audits the rest: a
+# page's content (its frame stays), or the print page's sections (its cover and contents stay).
+_TAKE_OUT = {
+    "content": "() => document.querySelectorAll('.md-content').forEach(el => el.remove())",
+    "sections": """() => document.querySelectorAll('#print-site-page > section.print-page')
+        .forEach(el => { if (!el.querySelector('#print-page-toc')) el.remove() })""",
 }
 
 # Starts axe on the page; the result (reduced to what a failure message needs) is collected later.
@@ -127,13 +150,13 @@ def new_context(browser, scheme: str, width: str = "desktop", root: str = "file:
     return context
 
 
-def _collect(page) -> dict:
-    """The result of the axe run _START began, and our own check, for the page as it is now."""
-    return {
+def _collect(page, whole: bool) -> dict:
+    """The result of the axe run _START began, and (on the whole page) our own check."""
+    found = {
         "violations": page.evaluate("() => window.__audit"),
         "scheme": page.locator("body").get_attribute("data-md-color-scheme"),
-        **page.evaluate(_ALTERNATIVES),
     }
+    return {**found, **page.evaluate(_ALTERNATIVES)} if whole else {**found, "missing": []}
 
 
 def _wait_for_width(page, width: str) -> None:
@@ -143,31 +166,58 @@ def _wait_for_width(page, width: str) -> None:
     page.wait_for_function(f"document.documentElement.dataset.scrollablesChecked === '{WIDTHS[width]['width']}'")
 
 
-def _switch_to_dark(page) -> None:
+def _switch_palette(page, palette: str) -> None:
     """What a reader does: the palette toggle in the header, as a click. The system preference is
-    then made dark too, so that nothing styled by ``prefers-color-scheme`` stays light."""
+    then made the same, so that nothing styled by ``prefers-color-scheme`` stays as it was."""
     page.locator("form[data-md-component=palette] label:not([hidden])").click()
-    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
-    page.emulate_media(color_scheme="dark")
+    page.wait_for_function(f"document.body.dataset.mdColorScheme === '{MATERIAL_SCHEME[palette]}'")
+    page.emulate_media(color_scheme=SCHEMES[palette])
 
 
-# What each page goes through, in order, after its load at the desktop width in the light palette:
-# (palette, width, how to get there from the step before). One load serves all four steps.
+@dataclass(frozen=True)
+class Step:
+    """One audit of a page: in ``palette`` at ``width``, reached from the step before by ``get_there``,
+    axe running ``RULES[rules]`` on the whole page, or on what is left once ``take_out`` is gone."""
+
+    palette: str
+    width: str
+    get_there: Callable | None
+    rules: str
+    take_out: str | None = None
+
+
+# What each page goes through, in order, after its load at the desktop width in the light palette.
+# One load serves all the steps; what a step takes out stays out for the steps after it.
 STEPS = [
-    ("light", "desktop", None),
-    ("light", "phone", lambda page: _wait_for_width(page, "phone")),
-    ("dark", "phone", _switch_to_dark),
-    ("dark", "desktop", lambda page: _wait_for_width(page, "desktop")),
+    Step("light", "desktop", None, "every rule"),
+    Step("light", "phone", lambda page: _wait_for_width(page, "phone"), "markup"),
+    Step("dark", "phone", lambda page: _switch_palette(page, "dark"), "colour"),
+    Step("dark", "desktop", lambda page: _wait_for_width(page, "desktop"), "colour", take_out="content"),
+    Step("light", "phone", lambda page: (_switch_palette(page, "light"), _wait_for_width(page, "phone")), "colour"),
+]
+PRINT_STEPS = [
+    Step("light", "desktop", None, "markup"),
+    Step("light", "desktop", None, "colour", take_out="sections"),
+    Step("dark", "desktop", lambda page: _switch_palette(page, "dark"), "colour"),
+]
+# For the report by hand: every rule on the whole page at every step (slower; it sees everything).
+THOROUGH_STEPS = [
+    Step("light", "desktop", None, "every rule"),
+    Step("light", "phone", lambda page: _wait_for_width(page, "phone"), "every rule"),
+    Step("dark", "phone", lambda page: _switch_palette(page, "dark"), "every rule"),
+    Step("dark", "desktop", lambda page: _wait_for_width(page, "desktop"), "every rule"),
+]
+THOROUGH_PRINT_STEPS = [
+    Step("light", "desktop", None, "every rule"),
+    Step("dark", "desktop", lambda page: _switch_palette(page, "dark"), "every rule"),
 ]
 
 
-def steps_of(path: str, scheme: str | None) -> list[tuple[str, str, object]]:
-    """The steps a page is audited in. ``scheme`` None: both palettes in one load (every page but
-    the print page); the print page is audited at the desktop width only, one palette per load
-    (switching it in place left it half restyled), given as ``scheme``."""
-    if path == PRINT_PAGE:
-        return [(scheme or "light", "desktop", None)]
-    return [step for step in STEPS if scheme is None or step[0] == scheme]
+def steps_of(path: str, thorough: bool = False) -> list[Step]:
+    """The steps a page is audited in: the print page is audited at the desktop width only."""
+    if thorough:
+        return THOROUGH_PRINT_STEPS if path == PRINT_PAGE else THOROUGH_STEPS
+    return PRINT_STEPS if path == PRINT_PAGE else STEPS
 
 
 def widths_of(path: str) -> list[str]:
@@ -187,34 +237,48 @@ def _screenshot(page, path: str, palette: str, width: str) -> str:
     return str(file)
 
 
+def _merge(results: dict, key: tuple[str, str, str], found: dict) -> None:
+    """Two steps of one palette and width (the markup, then the frame's colours) make one result."""
+    if key not in results:
+        results[key] = found
+        return
+    into = results[key]
+    into["violations"] += found["violations"]
+    into["missing"] += found["missing"]
+    for name in ("diagrams", "layout", "screenshot"):
+        if name in found:
+            into[name] = found[name]
+    if found["scheme"] != into["scheme"]:
+        into["scheme"] = f"{into['scheme']} then {found['scheme']}"
+
+
 def audit_pages(
     browser,
     root: str,
     paths: list[str],
     axe: str,
-    scheme: str | None = None,
     wait: bool = True,
     layout: bool = False,
     screenshots: bool = False,
+    thorough: bool = False,
 ) -> dict[tuple[str, str, str], dict]:
     """{(palette, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n,
     "foreign": [every request the page made to another host, over the whole audit]}}.
 
-    Each page is loaded once, in a browser context of its own whose system preference is ``scheme``
-    (light when None), at the desktop width, rendered, and taken
-    through ``steps_of(path, scheme)``: audited, narrowed to the phone width (Material's layout
-    follows the width through CSS media queries, and the site's scripts re-check what scrolls on a
-    resize) and audited again, switched to the dark palette and audited, widened and audited. axe
-    runs with ``RULES[palette]``; with ``layout``, layout.py's checks run in the light palette;
-    with ``screenshots``, the pages of SCREENSHOTS are saved at every step (the file in "screenshot").
+    Each page is loaded once, in a browser context of its own whose system preference is light, at
+    the desktop width, rendered, and taken through ``steps_of(path)``. "diagrams" (and our own check
+    of text alternatives) comes from the steps that audit the whole page; with ``layout``,
+    layout.py's checks run in the light palette at both widths; with ``screenshots``, the pages of
+    SCREENSHOTS are saved at each palette and width, whole (the file in "screenshot"). ``thorough``:
+    every rule at every step, nothing taken out (``python -m tests.browser.audit``).
     """
     from .pages import wait_until_rendered
 
-    results = {}
+    results: dict[tuple[str, str, str], dict] = {}
     for i in range(0, len(paths), AT_ONCE):
         # A context per page: two pages of one context are two tabs of one window, and the one in
         # the background got its animation frames late (a batch of two took half as long again).
-        contexts = [new_context(browser, scheme or "light", root=root) for _ in paths[i : i + AT_ONCE]]
+        contexts = [new_context(browser, "light", root=root) for _ in paths[i : i + AT_ONCE]]
         batch = [(path, context.new_page()) for path, context in zip(paths[i : i + AT_ONCE], contexts)]
         try:
             for path, page in batch:
@@ -228,19 +292,27 @@ def audit_pages(
                 # half-faded title (seen once: #ededed on #fafafa in the phone drawer mid-transition).
                 page.add_style_tag(content=_NO_MOTION)
                 page.add_script_tag(content=axe)
-            plans = [(path, page, steps_of(path, scheme)) for path, page in batch]
-            for n in range(max(len(plan) for _, _, plan in plans)):
-                now = [(path, page, plan[n]) for path, page, plan in plans if n < len(plan)]
-                for _, page, (palette, _, step) in now:
-                    if step is not None:
-                        step(page)
-                    page.evaluate(_START, RULES[palette])
-                for path, page, (palette, width, _) in now:
-                    results[palette, width, path] = _collect(page)
-                    if layout and palette == "light" and path in PAGES:  # layout.py's checks, on the page as it is
-                        results[palette, width, path]["layout"] = layout_problems(page, width)
-                    if screenshots and path in SCREENSHOTS:
-                        results[palette, width, path]["screenshot"] = _screenshot(page, path, palette, width)
+            plans = [(path, page, steps_of(path, thorough), {"whole": True, "shots": {}}) for path, page in batch]
+            for n in range(max(len(plan) for _, _, plan, _ in plans)):
+                now = [(path, page, plan[n], state) for path, page, plan, state in plans if n < len(plan)]
+                for path, page, step, state in now:
+                    key = (step.palette, step.width, path)
+                    if step.get_there is not None:
+                        step.get_there(page)
+                    if screenshots and path in SCREENSHOTS and state["whole"] and key not in state["shots"]:
+                        state["shots"][key] = _screenshot(page, path, step.palette, step.width)
+                    if step.take_out:
+                        page.evaluate(_TAKE_OUT[step.take_out])
+                        state["whole"] = False
+                    page.evaluate(_START, RULES[step.rules])
+                for path, page, step, state in now:
+                    key = (step.palette, step.width, path)
+                    found = _collect(page, state["whole"])
+                    if layout and step.palette == "light" and path in PAGES and state["whole"]:
+                        found["layout"] = layout_problems(page, step.width)  # on the page as it is
+                    if key in state["shots"]:
+                        found["screenshot"] = state["shots"][key]
+                    _merge(results, key, found)
             for (path, _), context in zip(batch, contexts, strict=True):
                 for key in [key for key in results if key[2] == path]:
                     results[key]["foreign"] = context.recorder.foreign()  # requests that left the site
@@ -266,20 +338,14 @@ def main(site: Path) -> None:
 
     axe = axe_source()
     total: Counter = Counter()
-    every_rule = {"resultTypes": ["violations"]}  # every rule in both palettes, to see everything
-    RULES.update(light=every_rule, dark=every_rule)
-    pages = site_pages(site)
     with chromium.launch() as browser:
-        runs = [([p for p in pages if p != PRINT_PAGE], None)]
-        runs += [([PRINT_PAGE], scheme) for scheme in SCHEMES if PRINT_PAGE in pages]
-        for paths, only in runs:
-            wait = "--no-wait" not in sys.argv
-            results = audit_pages(browser, site.resolve().as_uri() + "/", paths, axe, only, wait=wait)
-            for (scheme, width, path), result in results.items():
-                for v in result["violations"]:
-                    total[v["impact"]] += len(v["nodes"])
-                for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:
-                    print(line)
+        wait = "--no-wait" not in sys.argv
+        results = audit_pages(browser, site.resolve().as_uri() + "/", site_pages(site), axe, wait=wait, thorough=True)
+        for (scheme, width, path), result in results.items():
+            for v in result["violations"]:
+                total[v["impact"]] += len(v["nodes"])
+            for line in describe(f"{scheme}/{width} {path}", result["violations"]) + result["missing"]:
+                print(line)
     print(dict(total))
 
 
