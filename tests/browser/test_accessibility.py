@@ -184,3 +184,52 @@ def test_the_execution_report_passes_axe_with_every_rule(browser, session_build,
 
 def page_rows(html: str) -> int:
     return html.count("<tr>") - 1
+
+
+# Text that fails the contrast check in one palette and width only, each where one step of the
+# audit plan alone should see it (audit.py's STEPS): the content in each palette, and the frame (the
+# header) at the width and palette the content's own checks never visit.
+PROBES = {
+    "probe-light-content": ("light", "desktop"),
+    "probe-dark-content": ("dark", "phone"),
+    "probe-phone-frame": ("light", "phone"),
+    "probe-wide-dark-frame": ("dark", "desktop"),
+}
+PROBE_STYLE = """<style>
+  .probe-light-content { color: #c8c8c8 }
+  .probe-dark-content { color: #3a3a3a }
+  .probe-phone-frame, .probe-wide-dark-frame { color: inherit }
+  @media (max-width: 44.984375em) { [data-md-color-scheme=default] .probe-phone-frame { color: color-mix(in srgb, var(--md-primary-fg-color) 75%, white) } }
+  @media (min-width: 45em) { [data-md-color-scheme=slate] .probe-wide-dark-frame { color: color-mix(in srgb, var(--md-primary-fg-color) 75%, white) } }
+</style>"""
+
+
+def test_each_step_of_the_audit_sees_the_contrast_failure_it_alone_is_there_for(browser, built_site, axe, tmp_path):
+    """The audit checks colours where they can differ, not everywhere (audit.py): so a probe page
+    (the home page, beside links to the built site's files, which stays as built) carries text that
+    fails in one palette at one width only, in the content and in the header, and each failure must
+    be found exactly where its step looks."""
+    for entry in built_site.iterdir():
+        (tmp_path / entry.name).symlink_to(entry)
+    html = (built_site / "index.html").read_text(encoding="utf-8").replace("</head>", PROBE_STYLE + "</head>", 1)
+    content = '<p class="probe-light-content">light</p><p class="probe-dark-content">dark</p>'
+    html = html.replace(
+        '<article class="md-content__inner md-typeset">', '<article class="md-content__inner md-typeset">' + content, 1
+    )
+    frame = '<span class="probe-phone-frame">phone</span><span class="probe-wide-dark-frame">wide</span>'
+    html = html.replace('<div class="md-header__title"', frame + '<div class="md-header__title"', 1)
+    assert html.count("probe-") >= 8
+    (tmp_path / "probe.html").write_text(html, encoding="utf-8")
+    results = audit_pages(browser, tmp_path.as_uri() + "/", ["probe.html"], axe)
+    seen = {
+        probe: sorted(
+            key[:2]
+            for key, r in results.items()
+            for v in r["violations"]
+            if v["id"] == "color-contrast"
+            for n in v["nodes"]
+            if probe in n["target"]
+        )
+        for probe in PROBES
+    }
+    assert seen == {probe: [where] for probe, where in PROBES.items()}
