@@ -1,0 +1,321 @@
+"""Join the parts of the PDF, each printed on its own (``pdf_parts.py``, ``pdf.py``), into the one
+PDF a print of the whole page would be: its sheets in order, numbered as one book, its links
+landing on their targets in whichever part those are, its bookmarks, its tags and its metadata.
+
+What a part's PDF lacks, and the join supplies:
+
+* **Page numbers.** A part is printed without footer; Chromium numbers a document's sheets from 1
+  and has no option to start elsewhere. So Chromium prints, once per page count, that many empty
+  sheets with the footer alone (``pdf.print_page_numbers``: the same template, font and place as a
+  whole print), and the join lays sheet n's footer over the book's sheet n: a content stream added
+  after the sheet's own, which is wrapped in ``q``/``Q`` so that it starts from the page's own
+  coordinates. The footer's font and graphics state join the sheet's resources under names of
+  their own.
+* **Links between parts.** A part carries an empty stand-in anchor for every id outside it that it
+  links to, so Chromium keeps the link (it drops one whose target it does not print); the joined
+  PDF's named destinations (the catalog's ``/Dests``) take each name from the part that really
+  holds it, and the stand-ins' destinations are dropped.
+* **The contents' numbers.** The contents part prints a placeholder in each entry's number box;
+  once the destinations are known, ``pdf._write_numbers_into_pdf`` writes each entry's page over
+  its placeholder, as it does for a whole print.
+* **Bookmarks.** Each part's outline (Chromium's, built from its headings, each item tied to its
+  heading's structure element) is kept whole; the parts' top-level chains are linked into one.
+* **Tags.** One structure tree: the parts' ``Document`` elements' children under the first part's
+  ``Document``; the parent tree's keys (each sheet's ``/StructParents``, each link's
+  ``/StructParent``) shifted by the keys of the parts before; the table header ids (``nodeNNNNNNNN``,
+  numbered from 0 in each part by ``pdf.make_reproducible``) numbered on across parts, where they
+  are named (``/ID``, the ``/IDTree``) and where a cell points at them (``/Headers``).
+* **Metadata,** once: the first part's catalog entries (``/Lang``, ``/MarkInfo``,
+  ``/ViewerPreferences``) and document information, the cover's title, author, subject and
+  keywords, and a file ``/ID`` computed from the parts' bytes, so that the same parts give the same
+  bytes.
+
+pikepdf (qpdf) does the copying: ``pages.extend`` and ``copy_foreign`` copy each part's objects
+once and keep the references between them (a structure element's page, a bookmark's structure
+element) pointing at the copies; ``Page.contents_add`` appends a footer to a sheet;
+``save(deterministic_id=True)`` computes
+the file ``/ID`` from the content. pypdf, which the rest of the PDF code uses, was tried first and
+does the same with ``PdfWriter.add_page`` and ``clone``, but it parses and writes every object in
+Python: joining the chapter's 27,000 objects took 15 s, three times the whole print it is meant to
+save (dev/measurements.md); pikepdf does it in about a second. Neither library merges structure
+trees, a name-only ``/Dests`` dictionary with stand-ins to drop, or outlines with their ``/SE``
+entries (pypdf's ``append`` rebuilds bookmarks without them and leaves the tags out; pikepdf's
+``add_pages_from`` renames a name found twice instead of choosing the part that holds it), hence
+the code below. The contents' numbers are written with ``pdf.py``'s pypdf code, on the contents
+part alone (a few sheets), before the join.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snippet_runner.site import pdf as printer
+
+_NODE_ID = re.compile(r"^node(\d{8})$")
+FOOTER_PREFIX = "PageNumber"  # the footer's resources join a sheet's as /PageNumberF4, /PageNumberG3...
+
+
+@dataclass
+class JoinPart:
+    path: Path
+    stand_ins: set[str] = field(default_factory=set)  # ids whose anchors in this part are stand-ins
+    contents: list[str] = field(default_factory=list)  # the printed contents' targets, if it has them
+
+
+def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, str]) -> int:
+    """Write the joined PDF of ``parts`` to ``out``, with the footers of ``numbers`` (a PDF of as
+    many sheets, from ``pdf.print_page_numbers``); returns its number of sheets. Raises
+    RuntimeError if the contents' numbers cannot be written over their placeholders."""
+    import pikepdf
+    from pikepdf import Array, Dictionary, Name, Pdf
+
+    sources = [Pdf.open(part.path) for part in parts]
+    footers = Pdf.open(numbers)
+    book = Pdf.new()
+    offsets, keys = [], []  # each part's first sheet and first parent-tree key in the book
+    sheets = key = 0
+    for source in sources:
+        offsets.append(sheets)
+        keys.append(key)
+        sheets += len(source.pages)
+        key += int(source.Root.StructTreeRoot.get(Name.ParentTreeNextKey, 0))
+    if len(footers.pages) != sheets:
+        raise RuntimeError(f"{numbers.name} has {len(footers.pages)} sheets for a book of {sheets}")
+
+    owners = _owners(sources, parts, offsets)
+    for part, source, offset in zip(parts, sources, offsets, strict=True):
+        if part.contents:
+            _number_the_contents(part, source, [owners.get(target, (None, 0))[1] for target in part.contents])
+    with warnings.catch_warnings():
+        # It says named destinations are not carried over: the catalog's /Dests are rebuilt below.
+        warnings.simplefilter("ignore", pikepdf.PageCopyWarning)
+        for source in sources:
+            book.pages.extend(source.pages)
+    for source, offset, first_key in zip(sources, offsets, keys, strict=True):
+        for index in range(len(source.pages)):
+            sheet = book.pages[offset + index].obj
+            if Name.StructParents in sheet:
+                sheet.StructParents = int(sheet.StructParents) + first_key
+            for annotation in sheet.get(Name.Annots, []):
+                if Name.StructParent in annotation:
+                    annotation.StructParent = int(annotation.StructParent) + first_key
+
+    book.Root.Dests = book.make_indirect(
+        Dictionary(
+            {"/" + name: Array([book.pages[sheet - 1].obj, *dest[1:]]) for name, (dest, sheet) in sorted(owners.items())}
+        )
+    )
+    _stamp_page_numbers(footers, book)
+    _join_outlines(sources, book)
+    _join_structure(sources, keys, key, book)
+    first = sources[0].Root
+    for name in (Name.Lang, Name.MarkInfo, Name.ViewerPreferences):
+        if name in first:
+            value = first[name]
+            # A direct dictionary is copied entry by entry (Chromium writes them flat); an indirect one whole.
+            if value.is_indirect:
+                value = book.copy_foreign(value)
+            elif isinstance(value, Dictionary):
+                value = Dictionary(dict(value.items()))
+            book.Root[name] = value
+    info = {str(k): str(v) for k, v in sources[0].docinfo.items()}
+    info["/Producer"] = f"{info.get('/Producer', 'Chromium')}, parts joined by pikepdf"
+    for name, value in metadata.items():
+        if value:
+            info[f"/{name.title()}"] = value
+    book.docinfo = book.make_indirect(Dictionary(info))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    book.save(out, deterministic_id=True)
+    return sheets
+
+
+def _stamp_page_numbers(footers, book) -> None:
+    """Lay footer sheet n over the book's sheet n: the sheet's content wrapped in q/Q, then the
+    footer's own content, its font and graphics state added to the sheet's resources under names
+    of their own. Inline, not as a form XObject (``Page.add_overlay``): PDFium (Chromium's viewer,
+    and the tests' reader) reads a contents sheet without text of its own along the bottom as
+    lines of one letter each."""
+    from pikepdf import Dictionary, Name
+
+    for sheet, footer in zip(book.pages, footers.pages, strict=True):
+        data = footer.obj.Contents.read_bytes()
+        resources = sheet.obj.Resources
+        for kind in (Name.Font, Name.ExtGState):
+            for name, value in (footer.obj.Resources.get(kind) or {}).items():
+                renamed = f"/{FOOTER_PREFIX}{name[1:]}"
+                data = re.sub(rb"%s(?=[\s/\[<(])" % re.escape(name.encode()), renamed.encode(), data)
+                if kind not in resources:
+                    resources[kind] = Dictionary()
+                resources[kind][renamed] = book.copy_foreign(value)
+        sheet.contents_add(b"q\n", prepend=True)
+        sheet.contents_add(b"\nQ\n")
+        sheet.contents_add(data)
+
+
+def _owners(sources, parts: list[JoinPart], offsets: list[int]) -> dict:
+    """Name -> (its destination in the part that holds its element, its 1-based sheet in the book)."""
+    from pikepdf import Name
+
+    out: dict = {}
+    for source, part, offset in zip(sources, parts, offsets, strict=True):
+        index = {page.obj.objgen: i for i, page in enumerate(source.pages)}
+        for name, dest in (source.Root.get(Name.Dests) or {}).items():
+            name = str(name).removeprefix("/")
+            if name in part.stand_ins or name in out:
+                continue
+            out[name] = (dest, offset + index[dest[0].objgen] + 1)
+    return out
+
+
+def _number_the_contents(part: JoinPart, source, numbers: list[int | None]) -> None:
+    """Write each contents entry's page over its placeholder, in the contents part's sheets
+    (``pdf._write_numbers_into_pdf``, which reads the part with pypdf)."""
+    from pypdf import PdfReader
+
+    streams = printer._write_numbers_into_pdf(
+        PdfReader(part.path), numbers, printer.placeholders(len(numbers))
+    )
+    if streams is None:
+        raise RuntimeError("the contents' page numbers could not be written over their placeholders")
+    for page in source.pages:
+        contents = page.obj.Contents
+        if contents.objgen[0] in streams:
+            contents.write(streams[contents.objgen[0]].get_data())
+
+
+def _join_outlines(sources, book) -> None:
+    """One outline: each part's bookmarks, copied whole, their top-level chains linked in order."""
+    from pikepdf import Dictionary, Name
+
+    items = []
+    for source in sources:
+        outlines = source.Root.get(Name.Outlines)
+        if outlines is None or Name.First not in outlines:
+            continue
+        item = book.copy_foreign(outlines).First
+        while item is not None:
+            items.append(item)
+            item = item.get(Name.Next)
+    if not items:
+        return
+    root = book.make_indirect(Dictionary(Type=Name.Outlines))
+    count = 0
+    for before, after in zip([None, *items], [*items, None], strict=True):
+        if before is not None:
+            before.Parent = root
+            count += 1 + max(0, int(before.get(Name.Count, 0)))
+            if after is None:
+                if Name.Next in before:
+                    del before.Next
+            else:
+                before.Next = after
+        if after is not None:
+            if before is None:
+                if Name.Prev in after:
+                    del after.Prev
+            else:
+                after.Prev = before
+    root.First, root.Last, root.Count = items[0], items[-1], count
+    book.Root.Outlines = root
+
+
+def _join_structure(sources, keys: list[int], next_key: int, book) -> None:
+    """One structure tree (see the module's docstring)."""
+    from pikepdf import Array, Dictionary, Name, String
+
+    document = None
+    kids, parents, ids = [], [], []
+    node_base = 0
+    for source, first_key in zip(sources, keys, strict=True):
+        tree = book.copy_foreign(source.Root.StructTreeRoot)
+        own = tree.K
+        if document is None:
+            document = own
+        for kid in own.K if isinstance(own.K, Array) else [own.K]:
+            kids.append(kid)
+            if isinstance(kid, Dictionary):
+                kid.P = document
+        for number, value in _number_tree(tree.get(Name.ParentTree)):
+            parents += [number + first_key, value]
+        found = _renumber_node_ids(own, node_base)
+        for name, value in _name_tree(tree.get(Name.IDTree)):
+            ids.append((found.get(name, name), value))
+        node_base += len(found)
+    assert document is not None  # every part is tagged: pdf.py prints with tagged=True
+    document.K = Array(kids)
+    root = Dictionary(
+        Type=Name.StructTreeRoot,
+        K=document,
+        ParentTree=book.make_indirect(Dictionary(Nums=Array(parents))),
+        ParentTreeNextKey=next_key,
+    )
+    if ids:
+        names = Array()
+        for name, value in sorted(ids, key=lambda pair: pair[0]):
+            names.extend([String(name), value])
+        root.IDTree = book.make_indirect(Dictionary(Names=names))
+    root = book.make_indirect(root)
+    document.P = root
+    book.Root.StructTreeRoot = root
+
+
+def _renumber_node_ids(top, base: int) -> dict[str, str]:
+    """Add ``base`` to every ``nodeNNNNNNNN`` id under ``top`` (an element's /ID, a cell's /Headers);
+    returns old -> new for the ids found."""
+    from pikepdf import Array, Dictionary, Name, String
+
+    renamed: dict[str, str] = {}
+
+    def new(name):
+        found = _NODE_ID.match(str(name))
+        if found is None:
+            return name
+        value = f"node{int(found.group(1)) + base:08d}"
+        renamed[str(name)] = value
+        return String(value)
+
+    seen = set()
+    stack = [top]
+    while stack:
+        node = stack.pop()
+        if node.is_indirect:
+            if node.objgen in seen:
+                continue
+            seen.add(node.objgen)
+        if isinstance(node, Array):
+            stack.extend(kid for kid in node if isinstance(kid, Array | Dictionary))
+        elif isinstance(node, Dictionary) and node.get(Name.Type, Name.StructElem) == Name.StructElem:
+            if Name.ID in node:
+                node.ID = new(node.ID)
+            attributes = node.get(Name.A)
+            for attribute in attributes if isinstance(attributes, Array) else [attributes] if attributes else []:
+                if isinstance(attribute, Dictionary) and Name.Headers in attribute:
+                    attribute.Headers = Array([new(h) for h in attribute.Headers])
+            if Name.K in node and isinstance(node.K, Array | Dictionary):
+                stack.append(node.K)
+    return renamed
+
+
+def _number_tree(node):
+    """(key, value) pairs of a number tree, in order."""
+    if node is None:
+        return
+    nums = node.get("/Nums") or []
+    for i in range(0, len(nums), 2):
+        yield int(nums[i]), nums[i + 1]
+    for kid in node.get("/Kids") or []:
+        yield from _number_tree(kid)
+
+
+def _name_tree(node):
+    """(name, value) pairs of a name tree, in order."""
+    if node is None:
+        return
+    names = node.get("/Names") or []
+    for i in range(0, len(names), 2):
+        yield str(names[i]), names[i + 1]
+    for kid in node.get("/Kids") or []:
+        yield from _name_tree(kid)

@@ -1,0 +1,157 @@
+"""The PDF is printed part by part (snippet_runner/site/pdf_parts.py, pdf_book.py, pdf_join.py): an
+edit to one page prints only that page's part again, and the PDF joined from that part and the
+cached others is the PDF a print of every part gives: the same page numbers, printed contents,
+bookmarks, links and bytes. On a throwaway book of three parts and its contents, whose edit pushes
+the last part one sheet on, so that the reused parts must be numbered anew. No test here times
+anything: each counts what was printed and compares what was joined.
+
+The real chapter's PDF is checked as a reader sees it in tests/browser/test_pdf.py,
+test_pdf_structure.py and test_links.py, and two clean builds' bytes in test_reproducible.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from snippet_runner.site import pdf_parts
+
+BOOK = """
+site_name: scratch
+theme:
+  name: material
+  font: false
+nav:
+  - Home: index.md
+  - Basics:
+      - First: basics/first.md
+      - Second: basics/second.md
+  - The end: end.md
+plugins:
+  - snippet-runner:
+      preload: []
+  - print-site:
+      path_to_pdf: pdf/book.pdf
+      add_cover_page: false
+"""
+
+FILLER = "".join(f"Paragraph {n} of filler, long enough to take a line or two of the sheet it is on.\n\n" for n in range(30))
+PAGES = {
+    "basics/first.md": "# First\n\nSee [the end](../end.md#the-last-words) and [the second](second.md).\n\n" + FILLER,
+    "basics/second.md": "# Second\n\n## More\n\nBack to [the first page](first.md).\n\n" + FILLER,
+    "end.md": "# The end\n\n## The last words\n\nSee [more](basics/second.md#more).\n",
+}
+EPOCH = {"SOURCE_DATE_EPOCH": "1700000000"}  # the scratch book has no git history to date it by
+
+
+def write_book(scratch) -> None:
+    scratch.write("mkdocs.yml", BOOK)
+    for rel, text in PAGES.items():
+        scratch.write(f"docs/{rel}", text)
+
+
+def printed_parts(log: str) -> list[str]:
+    found = re.search(r"parts printed: (\d+) of (\d+) \(([^)]*)\)", log)
+    assert found, log
+    return [] if found.group(3) == "none" else found.group(3).split(", ")
+
+
+def summary(path: Path) -> dict:
+    """What a reader sees of the PDF's order: each sheet's footer, the contents' numbers, the
+    bookmarks (title, sheet), each named destination's sheet and each link (sheet, target, place)."""
+    import pypdfium2 as pdfium
+
+    reader, text = PdfReader(path), pdfium.PdfDocument(str(path))
+    sheets = [re.sub(r"\s+", " ", text[i].get_textpage().get_text_range()) for i in range(len(text))]
+
+    def outline(items):
+        for item in items:
+            if isinstance(item, list):
+                yield from outline(item)
+            else:
+                yield item.title, reader.get_destination_page_number(item) + 1
+
+    links = []
+    for n, page in enumerate(reader.pages, 1):
+        for annotation in page.get("/Annots") or []:
+            annotation = annotation.get_object()
+            links.append((n, str(annotation.get("/Dest")), [round(float(v), 1) for v in annotation["/Rect"]]))
+    return {
+        "footers": [re.findall(r"\d+ / \d+", sheet)[-1:] for sheet in sheets],
+        "contents": re.findall(r"\b\d+\b", sheets[0]),
+        "bookmarks": list(outline(reader.outline)),
+        "destinations": {
+            k.removeprefix("/"): reader.get_destination_page_number(v) + 1 for k, v in reader.named_destinations.items()
+        },
+        "links": links,
+    }
+
+
+def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch, tmp_path):
+    write_book(scratch)
+    code, log = scratch.build(**EPOCH)
+    assert code == 0, log
+    assert len(printed_parts(log)) == 4, log  # the contents, Home, Basics, The end
+    pdf = scratch.root / "site" / "pdf" / "book.pdf"
+    before = summary(pdf)
+
+    scratch.write("docs/basics/second.md", PAGES["basics/second.md"] + FILLER)  # a sheet longer
+    code, log = scratch.build(**EPOCH)
+    assert code == 0, log
+    parts = printed_parts(log)
+    assert len(parts) == 1 and parts[0].startswith("section-"), log  # Basics alone, not the contents
+    after = summary(pdf)
+    assert after["destinations"]["end"] == before["destinations"]["end"] + 1, "the edit did not move the last part"
+    total = len(after["footers"])
+    assert after["footers"] == [[f"{n} / {total}"] for n in range(1, total + 1)]
+
+    # The same site printed whole: every part printed, none from a cache.
+    from snippet_runner.site import chromium, pdf_book
+
+    site = scratch.root / "site"
+    page = site / "print_page" / "index.html"  # directory URLs, MkDocs' default
+    full = pdf_book.make(page, site, tmp_path / "full.pdf", tmp_path / "empty-cache", chromium.find(), 1700000000)
+    assert len(full.printed) == 4 and full.reused == []
+    assert summary(tmp_path / "full.pdf") == after
+    assert (tmp_path / "full.pdf").read_bytes() == pdf.read_bytes()
+    contents = [int(n) for n in after["contents"]]
+    assert after["destinations"]["end"] in contents and after["destinations"]["section-2"] in contents
+
+
+# -- cutting the print page into parts, without a browser ----------------------------------------
+
+PRINT_PAGE = """<html><head><title>t</title></head><body><nav>sidebar</nav>
+<div id="print-site-page" class="x">
+<section id="print-site-cover-page">cover</section>
+<section class="print-page"><div id="print-page-toc"></div></section>
+<section class="print-page" id="index"><h1>Home</h1><style>.home{}</style></section>
+<section class="print-page md-section" id="section-2"><h1>Part</h1>
+  <section class="print-page" id="a"><h1>A</h1><style>table{width:max-content}</style></section>
+  <section class="print-page" id="b"><h1>B</h1></section>
+</section>
+<section class="print-page" id="end"><h1>End</h1></section>
+<style>#end > h1:before { content: '3 ' }</style>
+</div><script src="x.js"></script></body></html>"""
+
+
+def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_order():
+    parts = pdf_parts.split(PRINT_PAGE)
+    assert [part.name for part in parts] == ["contents", "index", "section-2", "end"]
+    contents, home, middle, end = (part.html for part in parts)
+    assert "cover" in contents and "print-page-toc" in contents and "<h1>Home</h1>" not in contents
+    assert "<h1>A</h1>" in middle and "<h1>B</h1>" in middle and "<h1>Home</h1>" not in middle
+    # The other parts' styles, where they stood: before the part or after it, then the page's tail.
+    assert home.index(".home{}") < home.index("table{width:max-content}") < home.index("content: '3 '")
+    assert end.index(".home{}") < end.index("table{") < end.index("<h1>End</h1>")
+    for part in parts:
+        assert part.html.startswith('<html><head><title>t</title></head><body><nav>sidebar</nav>')
+        assert part.html.endswith('<script src="x.js"></script></body></html>')
+        assert f'<div data-pdf-part="{part.name}"' in part.html
+    assert "data-pdf-part-first" in contents and "data-pdf-part-first" not in home
+
+
+@pytest.mark.parametrize("page", ["<html><body>no print-site page</body></html>", PRINT_PAGE.replace(' id="end"', "")])
+def test_a_page_not_laid_out_as_print_site_does_is_printed_whole(page):
+    assert pdf_parts.split(page) is None
