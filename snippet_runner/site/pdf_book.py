@@ -70,7 +70,7 @@ def make(print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: 
         for key, info in zip(keys, infos, strict=True)
         if info is not None
     ]
-    metadata = next((info["metadata"] for info in infos if info and any(info["metadata"].values())), {})
+    metadata: dict[str, str] = next((info["metadata"] for info in infos if info and any(info["metadata"].values())), {})
     book.pages = pdf_join.join(joined, numbers, pdf_path, metadata)
     _forget_old(store, keep=len(parts) * KEEP_BUILDS + KEEP_BUILDS)
     book.bytes = pdf_path.stat().st_size

@@ -123,9 +123,9 @@ def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, st
             book.Root[name] = value
     info = {str(k): str(v) for k, v in sources[0].docinfo.items()}
     info["/Producer"] = f"{info.get('/Producer', 'Chromium')}, parts joined by pikepdf"
-    for name, value in metadata.items():
-        if value:
-            info[f"/{name.title()}"] = value
+    for entry, text in metadata.items():
+        if text:
+            info[f"/{entry.title()}"] = text
     book.docinfo = book.make_indirect(Dictionary(info))
     out.parent.mkdir(parents=True, exist_ok=True)
     book.save(out, deterministic_id=True)

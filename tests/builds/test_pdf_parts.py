@@ -37,7 +37,9 @@ plugins:
       add_cover_page: false
 """
 
-FILLER = "".join(f"Paragraph {n} of filler, long enough to take a line or two of the sheet it is on.\n\n" for n in range(30))
+FILLER = "".join(
+    f"Paragraph {n} of filler, long enough to take a line or two of the sheet it is on.\n\n" for n in range(30)
+)
 PAGES = {
     "basics/first.md": "# First\n\nSee [the end](../end.md#the-last-words) and [the second](second.md).\n\n" + FILLER,
     "basics/second.md": "# Second\n\n## More\n\nBack to [the first page](first.md).\n\n" + FILLER,
@@ -146,7 +148,7 @@ def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_o
     assert home.index(".home{}") < home.index("table{width:max-content}") < home.index("content: '3 '")
     assert end.index(".home{}") < end.index("table{") < end.index("<h1>End</h1>")
     for part in parts:
-        assert part.html.startswith('<html><head><title>t</title></head><body><nav>sidebar</nav>')
+        assert part.html.startswith("<html><head><title>t</title></head><body><nav>sidebar</nav>")
         assert part.html.endswith('<script src="x.js"></script></body></html>')
         assert f'<div data-pdf-part="{part.name}"' in part.html
     assert "data-pdf-part-first" in contents and "data-pdf-part-first" not in home
