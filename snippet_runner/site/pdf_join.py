@@ -86,6 +86,10 @@ def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, st
         raise RuntimeError(f"{numbers.name} has {len(footers.pages)} sheets for a book of {sheets}")
 
     owners = _owners(sources, parts, offsets)
+    renamed, base = [], 0  # each part's header cell ids, numbered on from the parts before
+    for source in sources:
+        renamed.append(_renumber_node_ids(source, base))
+        base += len(renamed[-1])
     for part, source, offset in zip(parts, sources, offsets, strict=True):
         if part.contents:
             _number_the_contents(part, source, [owners.get(target, (None, 0))[1] for target in part.contents])
@@ -110,7 +114,7 @@ def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, st
     )
     _stamp_page_numbers(footers, book)
     _join_outlines(sources, book)
-    _join_structure(sources, keys, key, book)
+    _join_structure(sources, keys, key, renamed, book)
     first = sources[0].Root
     for name in (Name.Lang, Name.MarkInfo, Name.ViewerPreferences):
         if name in first:
@@ -222,30 +226,29 @@ def _join_outlines(sources, book) -> None:
     book.Root.Outlines = root
 
 
-def _join_structure(sources, keys: list[int], next_key: int, book) -> None:
-    """One structure tree (see the module's docstring)."""
+def _join_structure(sources, keys: list[int], next_key: int, renamed: list[dict[str, str]], book) -> None:
+    """One structure tree (see the module's docstring); ``renamed``: each part's header cell ids, old -> new."""
     from pikepdf import Array, Dictionary, Name, String
 
-    document = None
+    trees = [book.copy_foreign(source.Root.StructTreeRoot) for source in sources]
+    shells = [_shell(tree.K) or [tree.K] for tree in trees]
+    depth = min(len(shell) for shell in shells)
+    if len({tuple(str(e.S) for e in shell[:depth]) for shell in shells}) != 1:
+        depth = 1  # not the same shell in every part: the parts go side by side under one Document
+    holder = shells[0][depth - 1]
     kids, parents, ids = [], [], []
-    node_base = 0
-    for source, first_key in zip(sources, keys, strict=True):
-        tree = book.copy_foreign(source.Root.StructTreeRoot)
-        own = tree.K
-        if document is None:
-            document = own
+    for tree, shell, first_key, found in zip(trees, shells, keys, renamed, strict=True):
+        own = shell[depth - 1]
         for kid in own.K if isinstance(own.K, Array) else [own.K]:
             kids.append(kid)
-            if isinstance(kid, Dictionary):
-                kid.P = document
+            if isinstance(kid, Dictionary) and Name.S in kid:
+                kid.P = holder
         for number, value in _number_tree(tree.get(Name.ParentTree)):
             parents += [number + first_key, value]
-        found = _renumber_node_ids(own, node_base)
         for name, value in _name_tree(tree.get(Name.IDTree)):
             ids.append((found.get(name, name), value))
-        node_base += len(found)
-    assert document is not None  # every part is tagged: pdf.py prints with tagged=True
-    document.K = Array(kids)
+    holder.K = Array(kids)
+    document = shells[0][0]
     root = Dictionary(
         Type=Name.StructTreeRoot,
         K=document,
@@ -262,9 +265,31 @@ def _join_structure(sources, keys: list[int], next_key: int, book) -> None:
     book.Root.StructTreeRoot = root
 
 
-def _renumber_node_ids(top, base: int) -> dict[str, str]:
-    """Add ``base`` to every ``nodeNNNNNNNN`` id under ``top`` (an element's /ID, a cell's /Headers);
-    returns old -> new for the ids found."""
+def _shell(document) -> list:
+    """The elements from ``document`` down to the one that holds the part's sections: the page's
+    shell, which every part prints alike. In Material's page that is the article (/Art, the
+    only one) and, under it alone, the print-site page's element. Elements with anything but
+    structure elements below them end the descent; [] if there is no article."""
+    from pikepdf import Array, Dictionary, Name
+
+    def children(element) -> list | None:
+        items = element.K if isinstance(element.get(Name.K), Array) else [element.get(Name.K)]
+        return items if all(isinstance(k, Dictionary) and Name.S in k for k in items) else None
+
+    shell, element = [], document
+    while element is not None:
+        shell.append(element)
+        below = children(element)
+        if element.S == Name.Art:
+            return shell + below if below is not None and len(below) == 1 and children(below[0]) else shell
+        element = below[0] if below is not None and len(below) == 1 else None
+    return []
+
+
+def _renumber_node_ids(source, base: int) -> dict[str, str]:
+    """Add ``base`` to every ``nodeNNNNNNNN`` id of ``source`` (a header cell's /ID, a cell's
+    /Headers), before its objects are copied; returns old -> new for the ids found. One pass over
+    the part's objects, not a walk of its tree: Python's calls per element are what cost here."""
     from pikepdf import Array, Dictionary, Name, String
 
     renamed: dict[str, str] = {}
@@ -277,25 +302,16 @@ def _renumber_node_ids(top, base: int) -> dict[str, str]:
         renamed[str(name)] = value
         return String(value)
 
-    seen = set()
-    stack = [top]
-    while stack:
-        node = stack.pop()
-        if node.is_indirect:
-            if node.objgen in seen:
-                continue
-            seen.add(node.objgen)
-        if isinstance(node, Array):
-            stack.extend(kid for kid in node if isinstance(kid, Array | Dictionary))
-        elif isinstance(node, Dictionary) and node.get(Name.Type, Name.StructElem) == Name.StructElem:
-            if Name.ID in node:
-                node.ID = new(node.ID)
-            attributes = node.get(Name.A)
-            for attribute in attributes if isinstance(attributes, Array) else [attributes] if attributes else []:
-                if isinstance(attribute, Dictionary) and Name.Headers in attribute:
-                    attribute.Headers = Array([new(h) for h in attribute.Headers])
-            if Name.K in node and isinstance(node.K, Array | Dictionary):
-                stack.append(node.K)
+    cells = (Name.TH, Name.TD)
+    for element in source.objects:
+        if not isinstance(element, Dictionary) or element.get(Name.S) not in cells:
+            continue
+        if Name.ID in element:
+            element.ID = new(element.ID)
+        attributes = element.get(Name.A)
+        for attribute in attributes if isinstance(attributes, Array) else [attributes] if attributes else []:
+            if isinstance(attribute, Dictionary) and Name.Headers in attribute:
+                attribute.Headers = Array([new(h) for h in attribute.Headers])
     return renamed
 
 
