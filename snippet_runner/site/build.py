@@ -194,8 +194,9 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
     pdf_cache.keep_pdf(project.pdf_cache_dir, key, staging / pdf_rel)
     parts = len(book.printed) + len(book.reused)
     print(
-        f"PDF written to {shown_as}/{pdf_rel}: {book.pages} pages, {book.bytes / 1e6:.1f} MB, in {book.seconds:.1f} s;"
-        f" parts printed: {len(book.printed)} of {parts} ({', '.join(book.printed) or 'none'}), the others reused"
+        f"PDF written to {shown_as}/{pdf_rel}: {book.pages} pages, {book.bytes / 1e6:.1f} MB, printed in"
+        f" {book.seconds:.1f} s; parts printed again: {len(book.printed)} of {parts}"
+        f" ({', '.join(book.printed) or 'none'}), the others from the cache"
     )
     return 0
 

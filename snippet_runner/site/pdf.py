@@ -1,10 +1,19 @@
-"""Print the chapter to one PDF: the print-site plugin's print page, through headless Chromium.
+"""Print the chapter, or a part of it, to PDF: the print-site plugin's print page, through headless Chromium.
 
 mkdocs-print-site-plugin puts every page of the navigation on one HTML page (``print_page.html``)
 with a cover and a table of contents. This module opens that page from disk in the system Chromium
 (``chromium.py``), waits until the browser has finished the page (KaTeX has typeset every formula,
 Mermaid has drawn every diagram, the fonts are loaded), opens every collapsed block (exercise
 solutions, interview answers), and prints it with bookmarks, tags and page numbers.
+
+``make site`` prints the book part by part (``pdf_book.py``): ``print_part`` prints one part's print
+page (``pdf_parts.py``) the same way, with three differences the join (``pdf_join.py``) relies on:
+no page numbers (``print_page_numbers`` prints them alone, for the whole book); the contents'
+placeholders left in (the join numbers them); and an empty stand-in anchor for every id outside
+the part that the part links to, because Chromium drops a link whose target it does not print.
+A part after the first is also moved up to the top of its first sheet, where it begins in the
+whole page. ``print_pdf`` prints the whole page in one go: for a print page without parts, and
+for ``make bench``.
 
 Why a browser: the math and diagrams are drawn by JavaScript. WeasyPrint-based exporters
 (mkdocs-with-pdf, mkdocs-pdf-export-plugin) run no JavaScript, so they would print raw LaTeX and
@@ -27,8 +36,9 @@ Three steps make it read like a book rather than a printed web page (each its ow
 * ``_number_the_contents``: the printed table of contents gets the page number of every entry.
   Chromium cannot compute those (no CSS ``target-counter``), and a second print to write them in
   would cost as much as the first. So the contents are printed with a placeholder in every
-  entry's number box ("000": as many digits as the widest number may have, right-aligned in a box
-  of fixed width, so the layout is the one the real numbers get), the page of every entry is read
+  entry's number box (as many digits as the widest number may have, "012", "345"..., right-aligned
+  in a box of fixed width, so the layout is the one the real numbers get; every digit among them, so
+  that the contents printed as a part of their own embed each digit a number needs), the page of every entry is read
   from the PDF's named destinations, and the placeholder's glyphs in the contents' sheets are
   replaced by the number's (``_write_numbers_into_pdf``): the same font, size, place and structure
   tag that Chromium gave them, real text, as an incremental update. Where that cannot be done

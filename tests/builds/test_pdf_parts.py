@@ -55,7 +55,7 @@ def write_book(scratch) -> None:
 
 
 def printed_parts(log: str) -> list[str]:
-    found = re.search(r"parts printed: (\d+) of (\d+) \(([^)]*)\)", log)
+    found = re.search(r"parts printed again: (\d+) of (\d+) \(([^)]*)\)", log)
     assert found, log
     return [] if found.group(3) == "none" else found.group(3).split(", ")
 
