@@ -15,6 +15,10 @@ every table of the chapter, so a part without the notebooks must still be styled
 styles it, in the same order of rules. Loading the whole page to print one part would cost as much
 as printing it all (measured: dev/measurements.md), hence a page per part.
 
+One thing is left out: Mermaid's script, from a part without a diagram. Loading it costs about a
+second of every part's print (it is 3 MB of JavaScript, parsed before the page renders), and a
+page without a ``<pre class="mermaid">`` block gives it nothing to draw.
+
 One thing is added: the part's name, on ``<div id="print-site-page">``, for ``pdf.py``, which gives
 each link to an id outside the part an empty anchor of that id to land on (Chromium drops a link
 whose target it does not print) and tells the join which anchors are such stand-ins. (Figures need
@@ -34,6 +38,8 @@ _PRINT_SITE_PAGE = re.compile(r'<div id="print-site-page"[^>]*>')
 _SECTION_TAG = re.compile(r"<section\b[^>]*>|</section>")
 _SECTION_ID = re.compile(r"""^<section\b[^>]*\sid=["']([^"']+)["']""")
 _STYLE = re.compile(r"<style\b[^>]*>.*?</style>", re.S)
+_MERMAID_SCRIPT = re.compile(r'<script src="[^"]*/mermaid(?:\.min)?\.js"></script>')
+_MERMAID_BLOCK = re.compile(r'<pre class="mermaid"')
 CONTENTS = "contents"  # the name of the part that holds the cover and the printed contents
 PART_MARK = "data-pdf-part"  # on <div id="print-site-page">: the part's name (pdf.py reads it)
 FIRST_MARK = "data-pdf-part-first"  # and on the first part's: it starts where the whole page starts
@@ -77,6 +83,8 @@ def split(html: str) -> list[Part] | None:
         after = "".join(m.group(0) for m in _STYLE.finditer(html, end, body_end))
         opening = f'{head[: start.start()]}<div {marks} {head[start.start() + len("<div ") :]}'
         page = opening + before + html[begin:end] + after + tail
+        if not _MERMAID_BLOCK.search(html, begin, end):
+            page = _MERMAID_SCRIPT.sub("", page)
         parts.append(Part(name, page))
     return parts
 

@@ -133,9 +133,9 @@ PRINT_PAGE = """<html><head><title>t</title></head><body><nav>sidebar</nav>
   <section class="print-page" id="a"><h1>A</h1><style>table{width:max-content}</style></section>
   <section class="print-page" id="b"><h1>B</h1></section>
 </section>
-<section class="print-page" id="end"><h1>End</h1></section>
+<section class="print-page" id="end"><h1>End</h1><pre class="mermaid">graph LR; a --> b</pre></section>
 <style>#end > h1:before { content: '3 ' }</style>
-</div><script src="x.js"></script></body></html>"""
+</div><script src="x.js"></script><script src="assets/vendor/mermaid/mermaid.min.js"></script></body></html>"""
 
 
 def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_order():
@@ -149,9 +149,11 @@ def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_o
     assert end.index(".home{}") < end.index("table{") < end.index("<h1>End</h1>")
     for part in parts:
         assert part.html.startswith("<html><head><title>t</title></head><body><nav>sidebar</nav>")
-        assert part.html.endswith('<script src="x.js"></script></body></html>')
+        assert '<script src="x.js"></script>' in part.html and part.html.endswith("</body></html>")
         assert f'<div data-pdf-part="{part.name}"' in part.html
     assert "data-pdf-part-first" in contents and "data-pdf-part-first" not in home
+    # Mermaid's script (3 MB, a second of every print) only where there is a diagram to draw.
+    assert [part.name for part in parts if "mermaid.min.js" in part.html] == ["end"]
 
 
 @pytest.mark.parametrize("page", ["<html><body>no print-site page</body></html>", PRINT_PAGE.replace(' id="end"', "")])
