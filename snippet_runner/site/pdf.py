@@ -282,11 +282,18 @@ class PartPrinted:
     metadata: dict[str, str]  # from the cover, if the part has it
 
 
-def print_part(browser, print_page: Path, pdf_path: Path, epoch: int | None, laps: Laps | None = None) -> PartPrinted:
+def print_part(
+    browser,
+    print_page: Path,
+    pdf_path: Path,
+    epoch: int | None,
+    laps: Laps | None = None,
+    numbers: dict[str, int] | None = None,
+) -> PartPrinted:
     """Print one part's print page (``pdf_parts.py``) as the whole page is printed, but without
     page numbers (the join writes them, ``pdf_join.py``) and with the contents' numbers left as
-    placeholders (the join writes them too); every id outside the part that it links to gets an
-    empty anchor, so that Chromium keeps the link."""
+    placeholders (the join writes them too), unless ``numbers`` gives them; every id outside the
+    part that it links to gets an empty anchor, so that Chromium keeps the link."""
     from pypdf import PdfReader
 
     laps = Laps() if laps is None else laps
@@ -300,7 +307,7 @@ def print_part(browser, print_page: Path, pdf_path: Path, epoch: int | None, lap
     page.evaluate(_START_AT_THE_TOP)
     metadata = _metadata_from_cover(page)
     targets = _toc_targets(page)
-    page.evaluate(_NUMBER_TOC, dict(zip(targets, placeholders(len(targets)), strict=True)))
+    page.evaluate(_NUMBER_TOC, numbers if numbers is not None else dict(zip(targets, placeholders(len(targets)), strict=True)))
     stand_ins = page.evaluate(_STAND_INS)
     laps.lap("prepare")
     _print(page, pdf_path, final=True, footer=_NO_FOOTER)
@@ -308,7 +315,7 @@ def print_part(browser, print_page: Path, pdf_path: Path, epoch: int | None, lap
     if epoch is not None:
         make_reproducible(pdf_path, epoch)
     laps.lap("print")
-    return PartPrinted(len(PdfReader(pdf_path).pages), stand_ins, targets, metadata)
+    return PartPrinted(len(PdfReader(pdf_path).pages), stand_ins, targets if numbers is None else [], metadata)
 
 
 def print_page_numbers(browser, count: int, pdf_path: Path) -> None:

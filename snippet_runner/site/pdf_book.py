@@ -71,11 +71,42 @@ def make(print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: 
         if info is not None
     ]
     metadata: dict[str, str] = next((info["metadata"] for info in infos if info and any(info["metadata"].values())), {})
-    book.pages = pdf_join.join(joined, numbers, pdf_path, metadata)
+    try:
+        book.pages = pdf_join.join(joined, numbers, pdf_path, metadata)
+    except pdf_join.ContentsNotNumbered as unwritten:
+        book.pages = _join_with_contents_printed_numbered(parts, joined, unwritten.numbers, print_page, numbers, pdf_path, metadata, epoch)
+        book.printed.append(f"{pdf_parts.CONTENTS} (numbered in the page)")
     _forget_old(store, keep=len(parts) * KEEP_BUILDS + KEEP_BUILDS)
     book.bytes = pdf_path.stat().st_size
     book.seconds = time.perf_counter() - started
     return book
+
+
+def _join_with_contents_printed_numbered(
+    parts: list[pdf_parts.Part],
+    joined: list[pdf_join.JoinPart],
+    contents: dict[str, int],
+    print_page: Path,
+    numbers: Path,
+    pdf_path: Path,
+    metadata: dict[str, str],
+    epoch: int | None,
+) -> int:
+    """The old way, kept for when the numbers cannot be written into the printed contents: print
+    the contents part again with its numbers in the page (their boxes have a fixed width, so the
+    part keeps its sheets), and join that print instead. Not cached: it should not happen."""
+    index = next(i for i, part in enumerate(joined) if part.contents)
+    page = print_page.with_name(f".{print_page.stem}.part-numbered.html")
+    printed_to = pdf_path.with_name(f".{pdf_path.stem}.contents-numbered.pdf")
+    try:
+        page.write_text(parts[index].html, encoding="utf-8")
+        with chromium.launch() as browser:
+            pdf.print_part(browser, page, printed_to, epoch, numbers=contents)
+        replaced = [*joined[:index], pdf_join.JoinPart(printed_to, joined[index].stand_ins), *joined[index + 1 :]]
+        return pdf_join.join(replaced, numbers, pdf_path, metadata)
+    finally:
+        page.unlink(missing_ok=True)
+        printed_to.unlink(missing_ok=True)
 
 
 def _print_part(browser, part: pdf_parts.Part, key: str, print_page: Path, store: Path, epoch: int | None) -> dict:

@@ -58,6 +58,16 @@ _NODE_ID = re.compile(r"^node(\d{8})$")
 FOOTER_PREFIX = "PageNumber"  # the footer's resources join a sheet's as /PageNumberF4, /PageNumberG3...
 
 
+class ContentsNotNumbered(RuntimeError):
+    """The contents' numbers could not be written over their placeholders (a font without a
+    digit, a placeholder not where expected): ``numbers`` is each entry's page, for printing the
+    contents part again with them in the page (``pdf_book.py``)."""
+
+    def __init__(self, numbers: dict[str, int]):
+        super().__init__("the contents' page numbers could not be written over their placeholders")
+        self.numbers = numbers
+
+
 @dataclass
 class JoinPart:
     path: Path
@@ -68,7 +78,7 @@ class JoinPart:
 def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, str]) -> int:
     """Write the joined PDF of ``parts`` to ``out``, with the footers of ``numbers`` (a PDF of as
     many sheets, from ``pdf.print_page_numbers``); returns its number of sheets. Raises
-    RuntimeError if the contents' numbers cannot be written over their placeholders."""
+    ContentsNotNumbered if the contents' numbers cannot be written over their placeholders."""
     import pikepdf
     from pikepdf import Array, Dictionary, Name, Pdf
 
@@ -183,7 +193,9 @@ def _number_the_contents(part: JoinPart, source, numbers: list[int | None]) -> N
         PdfReader(part.path), numbers, printer.placeholders(len(numbers))
     )
     if streams is None:
-        raise RuntimeError("the contents' page numbers could not be written over their placeholders")
+        raise ContentsNotNumbered(
+            {target: n for target, n in zip(part.contents, numbers, strict=True) if n is not None}
+        )
     for page in source.pages:
         contents = page.obj.Contents
         if contents.objgen[0] in streams:

@@ -91,7 +91,7 @@ def summary(path: Path) -> dict:
     }
 
 
-def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch, tmp_path):
+def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch, tmp_path, monkeypatch):
     write_book(scratch)
     code, log = scratch.build(**EPOCH)
     assert code == 0, log
@@ -120,6 +120,15 @@ def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch
     assert (tmp_path / "full.pdf").read_bytes() == pdf.read_bytes()
     contents = [int(n) for n in after["contents"]]
     assert after["destinations"]["end"] in contents and after["destinations"]["section-2"] in contents
+
+    # Where the numbers cannot be written into the printed contents, the contents part is printed
+    # again with them in the page, and reads the same.
+    from snippet_runner.site import pdf as printer
+
+    monkeypatch.setattr(printer, "_write_numbers_into_pdf", lambda *args, **kwargs: None)
+    again = pdf_book.make(page, site, tmp_path / "again.pdf", tmp_path / "empty-cache", chromium.find(), 1700000000)
+    assert again.printed == ["contents (numbered in the page)"]
+    assert summary(tmp_path / "again.pdf") == after
 
 
 # -- cutting the print page into parts, without a browser ----------------------------------------
