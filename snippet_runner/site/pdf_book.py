@@ -5,8 +5,9 @@ part goes through Chromium again; the others come from the cache by content (``p
 each with what the join needs to know of it (its stand-in anchors, its contents' targets, its
 sheets), kept beside it as JSON. The sheets' numbers come from one more print, also cached, of as
 many empty sheets as the book has, with their footers (``pdf.print_page_numbers``), and the join
-(``pdf_join.py``) lays them on. The parts are printed in one Chromium, one tab after another: on
-two cores, parallel tabs only share the same renderer time.
+(``pdf_join.py``) lays them on. The parts are printed in one Chromium, one tab after another
+(loading the next part in a second tab while one prints was tried: no gain that the shared
+machine's load did not hide).
 
 A print page that is not laid out the way print-site lays it out (no parts found) is printed
 whole, as before (``pdf.print_pdf``).
