@@ -50,6 +50,7 @@ def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
 
 def printing_key(site: Path, chromium_binary: str) -> str:
     """What every print depends on besides its page: the site's assets, Chromium, the code."""
+    site = site.resolve()
     digest = hashlib.sha256()
     hash_files(digest, sorted(_files_under(site / "assets")), site)
     digest.update(chromium.version(chromium_binary).encode())
@@ -63,6 +64,7 @@ def printing_key(site: Path, chromium_binary: str) -> str:
 def part_key(printing: str, page: bytes, folder: Path, site: Path) -> str:
     """A page's print, by ``printing`` (:func:`printing_key`), the page and the local files it loads
     (``page`` would be a file in ``folder``)."""
+    site = site.resolve()
     digest = hashlib.sha256(printing.encode())
     digest.update(page)
     hash_files(digest, sorted(_local_references(page, folder, site)), site)
