@@ -4,7 +4,7 @@
 ten seconds), and most builds change nothing it prints. :func:`pdf_key` hashes everything the
 printed bytes depend on: the print page, every local file it loads (the site's CSS, scripts, fonts
 and pictures), the Chromium version, and the code that prints it (``pdf.py``, ``chromium.py``,
-the code that cuts it into parts and joins them, and the Playwright and pypdf versions), plus
+the code that cuts it into parts and joins them, and the Playwright, pypdf and pikepdf versions), plus
 ``SOURCE_DATE_EPOCH`` when it is set, since dates are printed into the file. Contents only, never
 timestamps. The PDF is kept in the cache under that key and copied into the new site when the key
 is found again.
@@ -45,6 +45,7 @@ def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
     here = Path(__file__).parent
     digest = hashlib.sha256(printing_key(site, chromium_binary).encode())
     hash_files(digest, [here / name for name in _JOINING], here)
+    digest.update(pinned(("pikepdf",)).encode())
     return part_key(digest.hexdigest(), print_page.read_bytes(), print_page.parent, site)
 
 
