@@ -19,7 +19,12 @@ One thing is left out: Mermaid's script, from a part without a diagram. Loading 
 second of every part's print (it is 3 MB of JavaScript, parsed before the page renders), and a
 page without a ``<pre class="mermaid">`` block gives it nothing to draw.
 
-One thing is added: the part's name, on ``<div id="print-site-page">``, for ``pdf.py``, which gives
+Chromium writes a named destination only for an id that a link of the printed page points to
+(shown or not: the sidebar's hidden list of the nav's pages is enough). An id of the part that only
+another part links to would get none, and the join would have nothing to point that link at; so
+each part carries a hidden list of links to every id of its own that another part links to.
+
+One more thing is added: the part's name, on ``<div id="print-site-page">``, for ``pdf.py``, which gives
 each link to an id outside the part an empty anchor of that id to land on (Chromium drops a link
 whose target it does not print) and tells the join which anchors are such stand-ins. (Figures need
 no offset: print-site's figure counter is never reset, so each caption starts its own counter and
@@ -40,6 +45,8 @@ _SECTION_ID = re.compile(r"""^<section\b[^>]*\sid=["']([^"']+)["']""")
 _STYLE = re.compile(r"<style\b[^>]*>.*?</style>", re.S)
 _MERMAID_SCRIPT = re.compile(r'<script src="[^"]*/mermaid(?:\.min)?\.js"></script>')
 _MERMAID_BLOCK = re.compile(r'<pre class="mermaid"')
+_HREF = re.compile(r'\shref="#([^"]+)"')
+_ID = re.compile(r'\sid="([^"]+)"')
 CONTENTS = "contents"  # the name of the part that holds the cover and the printed contents
 PART_MARK = "data-pdf-part"  # on <div id="print-site-page">: the part's name (pdf.py reads it)
 FIRST_MARK = "data-pdf-part-first"  # and on the first part's: it starts where the whole page starts
@@ -76,13 +83,18 @@ def split(html: str) -> list[Part] | None:
     if len({name for name, _, _ in groups}) != len(groups) or "" in {name for name, _, _ in groups}:
         return None
     body_start, body_end = groups[0][1], groups[-1][2]
+    links_from = [set(_HREF.findall(html, begin, end)) for _, begin, end in groups]
     parts = []
     for i, (name, begin, end) in enumerate(groups):
         marks = f'{PART_MARK}="{name}"' + (f" {FIRST_MARK}" if i == 0 else "")
         before = "".join(m.group(0) for m in _STYLE.finditer(html, body_start, begin))
         after = "".join(m.group(0) for m in _STYLE.finditer(html, end, body_end))
         opening = f'{head[: start.start()]}<div {marks} {head[start.start() + len("<div ") :]}'
-        page = opening + before + html[begin:end] + after + tail
+        elsewhere = set().union(*(links for j, links in enumerate(links_from) if j != i))
+        targets = sorted(elsewhere & set(_ID.findall(html, begin, end)))
+        anchors = "".join(f'<a href="#{target}"></a>' for target in targets)
+        hidden = f'<nav class="pdf-link-targets" style="display:none">{anchors}</nav>' if anchors else ""
+        page = opening + before + html[begin:end] + hidden + after + tail
         if not _MERMAID_BLOCK.search(html, begin, end):
             page = _MERMAID_SCRIPT.sub("", page)
         parts.append(Part(name, page))

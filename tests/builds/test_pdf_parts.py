@@ -148,18 +148,21 @@ def print_book(scratch, out: Path, cache: Path, refuse_numbers: bool = False) ->
 
 # -- cutting the print page into parts, without a browser ----------------------------------------
 
-PRINT_PAGE = """<html><head><title>t</title></head><body><nav>sidebar</nav>
+PRINT_PAGE = """<html><head><title>t</title></head><body><nav>nav</nav>
+<div class="md-sidebar md-sidebar--secondary" data-md-type="toc"><div><ul>
+  <li><a href="#index">Home</a></li><li><a href="#a">A</a></li><li><a href="#end">End</a></li></ul></div></div>
+<div class="md-content">
 <div id="print-site-page" class="x">
 <section id="print-site-cover-page">cover</section>
 <section class="print-page"><div id="print-page-toc"></div></section>
-<section class="print-page" id="index"><h1>Home</h1><style>.home{}</style></section>
+<section class="print-page" id="index"><h1>Home</h1><style>.home{}</style><a href="#b">to B</a></section>
 <section class="print-page md-section" id="section-2"><h1>Part</h1>
   <section class="print-page" id="a"><h1>A</h1><style>table{width:max-content}</style></section>
-  <section class="print-page" id="b"><h1>B</h1></section>
+  <section class="print-page" id="b"><h1 id="b-title">B</h1><a href="#b-title">to its title</a></section>
 </section>
 <section class="print-page" id="end"><h1>End</h1><pre class="mermaid">graph LR; a --> b</pre></section>
 <style>#end > h1:before { content: '3 ' }</style>
-</div><script src="x.js"></script><script src="assets/vendor/mermaid/mermaid.min.js"></script></body></html>"""
+</div></div><script src="x.js"></script><script src="assets/vendor/mermaid/mermaid.min.js"></script></body></html>"""
 
 
 def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_order():
@@ -167,12 +170,12 @@ def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_o
     assert [part.name for part in parts] == ["contents", "index", "section-2", "end"]
     contents, home, middle, end = (part.html for part in parts)
     assert "cover" in contents and "print-page-toc" in contents and "<h1>Home</h1>" not in contents
-    assert "<h1>A</h1>" in middle and "<h1>B</h1>" in middle and "<h1>Home</h1>" not in middle
+    assert "<h1>A</h1>" in middle and ">B</h1>" in middle and "<h1>Home</h1>" not in middle
     # The other parts' styles, where they stood: before the part or after it, then the page's tail.
     assert home.index(".home{}") < home.index("table{width:max-content}") < home.index("content: '3 '")
     assert end.index(".home{}") < end.index("table{") < end.index("<h1>End</h1>")
     for part in parts:
-        assert part.html.startswith("<html><head><title>t</title></head><body><nav>sidebar</nav>")
+        assert part.html.startswith("<html><head><title>t</title></head><body><nav>nav</nav>")
         assert '<script src="x.js"></script>' in part.html and part.html.endswith("</body></html>")
         assert f'<div data-pdf-part="{part.name}"' in part.html
     assert "data-pdf-part-first" in contents and "data-pdf-part-first" not in home
