@@ -20,24 +20,26 @@ What a part's PDF lacks, and the join supplies:
   its placeholder, as it does for a whole print.
 * **Bookmarks.** Each part's outline (Chromium's, built from its headings, each item tied to its
   heading's structure element) is kept whole; the parts' top-level chains are linked into one.
-* **Tags.** One structure tree: the parts' ``Document`` elements' children under the first part's
-  ``Document``; the parent tree's keys (each sheet's ``/StructParents``, each link's
-  ``/StructParent``) shifted by the keys of the parts before; the table header ids (``nodeNNNNNNNN``,
-  numbered from 0 in each part by ``pdf.make_reproducible``) numbered on across parts, where they
-  are named (``/ID``, the ``/IDTree``) and where a cell points at them (``/Headers``).
+* **Tags.** One structure tree: each part's tree holds the page's shell (the Document, Material's
+  article, the print-site page's element) and under it the part's sections; the join keeps the
+  first part's shell and puts every part's sections side by side in it, as a whole print has them.
+  The parent tree's keys (each sheet's ``/StructParents``, each link's ``/StructParent``) are
+  shifted by the keys of the parts before; the table header ids (``nodeNNNNNNNN``, numbered from 0
+  in each part by ``pdf.make_reproducible``) are numbered on across parts, where they are named
+  (``/ID``, the ``/IDTree``) and where a cell points at them (``/Headers``).
 * **Metadata,** once: the first part's catalog entries (``/Lang``, ``/MarkInfo``,
   ``/ViewerPreferences``) and document information, the cover's title, author, subject and
-  keywords, and a file ``/ID`` computed from the parts' bytes, so that the same parts give the same
+  keywords, and a file ``/ID`` computed from the content, so that the same parts give the same
   bytes.
 
 pikepdf (qpdf) does the copying: ``pages.extend`` and ``copy_foreign`` copy each part's objects
 once and keep the references between them (a structure element's page, a bookmark's structure
 element) pointing at the copies; ``Page.contents_add`` appends a footer to a sheet;
-``save(deterministic_id=True)`` computes
-the file ``/ID`` from the content. pypdf, which the rest of the PDF code uses, was tried first and
-does the same with ``PdfWriter.add_page`` and ``clone``, but it parses and writes every object in
-Python: joining the chapter's 27,000 objects took 15 s, three times the whole print it is meant to
-save (dev/measurements.md); pikepdf does it in about a second. Neither library merges structure
+``save(deterministic_id=True)`` computes the file ``/ID`` from the content. pypdf, which the rest
+of the PDF code uses, was tried first and does the same with ``PdfWriter.add_page`` and ``clone``,
+but it parses and writes every object in Python: joining the chapter's tens of thousands of objects
+took longer than the whole print it is meant to save, where pikepdf's C++ takes a fraction of it
+(dev/measurements.md has the figures). Neither library merges structure
 trees, a name-only ``/Dests`` dictionary with stand-ins to drop, or outlines with their ``/SE``
 entries (pypdf's ``append`` rebuilds bookmarks without them and leaves the tags out; pikepdf's
 ``add_pages_from`` renames a name found twice instead of choosing the part that holds it), hence
