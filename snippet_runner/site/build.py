@@ -172,7 +172,7 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
             file=sys.stderr,
         )
         return 0
-    from snippet_runner.site import pdf  # imports Playwright, only needed here
+    from snippet_runner.site import pdf_book  # imports Playwright, only needed here
 
     # print_page.html, or print_page/index.html if directory URLs are on
     print_page = next((p for p in (staging / f"{basename}.html", staging / basename / "index.html") if p.is_file()), None)
@@ -187,14 +187,16 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
         )
         return 0
     try:
-        printed = pdf.print_pdf(print_page, staging / pdf_rel, epoch)
-    except Exception as error:  # Playwright, Chromium or rendering: any of them fails the build
+        book = pdf_book.make(print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch)
+    except Exception as error:  # Playwright, Chromium, rendering or the join: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     pdf_cache.keep_pdf(project.pdf_cache_dir, key, staging / pdf_rel)
+    parts = len(book.printed) + len(book.reused)
     print(
-        f"PDF written to {shown_as}/{pdf_rel}: {printed.pages} pages, "
-        f"{printed.bytes / 1e6:.1f} MB, printed in {printed.seconds:.1f} s"
+        f"PDF written to {shown_as}/{pdf_rel}: {book.pages} pages, {book.bytes / 1e6:.1f} MB, printed in"
+        f" {book.seconds:.1f} s; parts printed again: {len(book.printed)} of {parts}"
+        f" ({', '.join(book.printed) or 'none'}), the others from the cache"
     )
     return 0
 

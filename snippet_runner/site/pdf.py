@@ -1,10 +1,19 @@
-"""Print the chapter to one PDF: the print-site plugin's print page, through headless Chromium.
+"""Print the chapter, or a part of it, to PDF: the print-site plugin's print page, through headless Chromium.
 
 mkdocs-print-site-plugin puts every page of the navigation on one HTML page (``print_page.html``)
 with a cover and a table of contents. This module opens that page from disk in the system Chromium
 (``chromium.py``), waits until the browser has finished the page (KaTeX has typeset every formula,
 Mermaid has drawn every diagram, the fonts are loaded), opens every collapsed block (exercise
 solutions, interview answers), and prints it with bookmarks, tags and page numbers.
+
+``make site`` prints the book part by part (``pdf_book.py``): ``print_part`` prints one part's print
+page (``pdf_parts.py``) the same way, with three differences the join (``pdf_join.py``) relies on:
+no page numbers (``print_page_numbers`` prints them alone, for the whole book); the contents'
+placeholders left in (the join numbers them); and an empty stand-in anchor for every id outside
+the part that the part links to, because Chromium drops a link whose target it does not print.
+A part after the first is also moved up to the top of its first sheet, where it begins in the
+whole page. ``print_pdf`` prints the whole page in one go: for a print page without parts, and
+for ``make bench``.
 
 Why a browser: the math and diagrams are drawn by JavaScript. WeasyPrint-based exporters
 (mkdocs-with-pdf, mkdocs-pdf-export-plugin) run no JavaScript, so they would print raw LaTeX and
@@ -27,8 +36,9 @@ Three steps make it read like a book rather than a printed web page (each its ow
 * ``_number_the_contents``: the printed table of contents gets the page number of every entry.
   Chromium cannot compute those (no CSS ``target-counter``), and a second print to write them in
   would cost as much as the first. So the contents are printed with a placeholder in every
-  entry's number box ("000": as many digits as the widest number may have, right-aligned in a box
-  of fixed width, so the layout is the one the real numbers get), the page of every entry is read
+  entry's number box (as many digits as the widest number may have, "012", "345"..., right-aligned
+  in a box of fixed width, so the layout is the one the real numbers get; every digit among them, so
+  that the contents printed as a part of their own embed each digit a number needs), the page of every entry is read
   from the PDF's named destinations, and the placeholder's glyphs in the contents' sheets are
   replaced by the number's (``_write_numbers_into_pdf``): the same font, size, place and structure
   tag that Chromium gave them, real text, as an incremental update. Where that cannot be done
@@ -159,6 +169,39 @@ _FOOTER = (
 )
 
 
+_NO_FOOTER = "<span></span>"
+
+# In the whole page a part begins on a new sheet, at the top of the sheet's text area; printed
+# alone, it would begin below what the shell puts before the print-site page (Material's padding
+# above the article, and the like), which the cover's sheet takes in the whole print. Unless it is
+# the first part, the page is moved up by that much.
+_START_AT_THE_TOP = """() => {
+  const site = document.getElementById('print-site-page');
+  const first = site.querySelector(':scope > section');
+  if (!first || !('pdfPart' in site.dataset) || 'pdfPartFirst' in site.dataset) return 0;
+  const top = first.getBoundingClientRect().top + window.scrollY;
+  if (top > 0) site.style.marginTop = `calc(${getComputedStyle(site).marginTop} - ${top}px)`;
+  return top;
+}"""
+
+# Each id outside the part that a link of the part points to gets an empty anchor, out of the flow
+# (at the top of the first sheet), so that Chromium writes the link; returns those ids, sorted.
+_STAND_INS = r"""() => {
+  const outside = new Set();
+  for (const a of document.querySelectorAll('#print-site-page a[href^="#"]')) {
+    const id = a.getAttribute('href').slice(1);
+    if (id && !document.getElementById(id)) outside.add(id);
+  }
+  const ids = [...outside].sort();
+  if (!ids.length) return ids;
+  const box = document.createElement('div');
+  box.className = 'pdf-stand-ins';
+  box.style.cssText = 'position:absolute; top:0; left:0; width:1px; height:1px; overflow:hidden';
+  for (const id of ids) { const a = document.createElement('a'); a.id = id; box.append(a); }
+  document.getElementById('print-site-page').prepend(box);
+  return ids;
+}"""
+
 _MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
 
 
@@ -189,26 +232,12 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
     """Print ``print_page`` (an HTML file) to ``pdf_path``; raise RuntimeError if it does not render.
     With ``epoch`` (seconds), the PDF's dates are that time and its bytes are the same every print.
     ``laps``, if given, is filled with the time each step took."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     started = time.perf_counter()
     laps = Laps() if laps is None else laps
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     with chromium.launch() as browser:
         laps.lap("launch")
-        # Laid out from the start as it prints (the paper's width, print media), so the page is not
-        # laid out for a screen first and then again for paper, and its scripts do no work for a screen.
-        page = browser.new_page(viewport={"width": _A4_CONTENT_PX["width"], "height": _A4_CONTENT_PX["height"]})
-        page.emulate_media(media="print")
-        # Not Playwright's 30 s: on a loaded machine the 1.7 MB page took longer than that to load.
-        page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=RENDER_TIMEOUT_MS)
-        try:
-            page.wait_for_function(RENDERED, timeout=RENDER_TIMEOUT_MS)
-        except PlaywrightTimeout:
-            raise RuntimeError(
-                f"{print_page.name} did not finish rendering in {RENDER_TIMEOUT_MS / 1000:g} s: "
-                f"{page.evaluate(_MISSING)}"
-            ) from None
+        page = _open(browser, print_page)
         laps.lap("load and render")
         page.evaluate(_OPEN_DETAILS)
         _link_pages_inside_the_pdf(page)
@@ -224,7 +253,92 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
     return Printed(pdf_path, len(reader.pages), pdf_path.stat().st_size, seconds, prints)
 
 
-def _print(page, path: Path, *, final: bool) -> None:
+def _open(browser, print_page: Path):
+    """A new tab with ``print_page`` loaded and rendered, laid out as it prints."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    # Laid out from the start as it prints (the paper's width, print media), so the page is not
+    # laid out for a screen first and then again for paper, and its scripts do no work for a screen.
+    page = browser.new_page(viewport={"width": _A4_CONTENT_PX["width"], "height": _A4_CONTENT_PX["height"]})
+    page.emulate_media(media="print")
+    # Not Playwright's 30 s: on a loaded machine the 1.7 MB page took longer than that to load.
+    page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=RENDER_TIMEOUT_MS)
+    try:
+        page.wait_for_function(RENDERED, timeout=RENDER_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        raise RuntimeError(
+            f"{print_page.name} did not finish rendering in {RENDER_TIMEOUT_MS / 1000:g} s: {page.evaluate(_MISSING)}"
+        ) from None
+    return page
+
+
+@dataclass
+class PartPrinted:
+    """What the join needs to know of a part, besides its PDF (kept beside it in the cache)."""
+
+    pages: int
+    stand_ins: list[str]  # ids outside the part that it links to: its anchors of them are stand-ins
+    contents: list[str]  # the printed contents' link targets, in order, each with its placeholder
+    metadata: dict[str, str]  # from the cover, if the part has it
+
+
+def print_part(
+    browser,
+    print_page: Path,
+    pdf_path: Path,
+    epoch: int | None,
+    laps: Laps | None = None,
+    numbers: dict[str, int] | None = None,
+) -> PartPrinted:
+    """Print one part's print page (``pdf_parts.py``) as the whole page is printed, but without
+    page numbers (the join writes them, ``pdf_join.py``) and with the contents' numbers left as
+    placeholders (the join writes them too), unless ``numbers`` gives them; every id outside the
+    part that it links to gets an empty anchor, so that Chromium keeps the link."""
+    from pypdf import PdfReader
+
+    laps = Laps() if laps is None else laps
+    pdf_path.parent.mkdir(parents=True, exist_ok=True)
+    page = _open(browser, print_page)
+    laps.lap("load and render")
+    page.evaluate(_OPEN_DETAILS)
+    _link_pages_inside_the_pdf(page)
+    _unlink_line_numbers(page)
+    _let_tall_blocks_break(page)
+    page.evaluate(_START_AT_THE_TOP)
+    metadata = _metadata_from_cover(page)
+    targets = _toc_targets(page)
+    page.evaluate(_NUMBER_TOC, numbers if numbers is not None else dict(zip(targets, placeholders(len(targets)), strict=True)))
+    stand_ins = page.evaluate(_STAND_INS)
+    laps.lap("prepare")
+    _print(page, pdf_path, final=True, footer=_NO_FOOTER)
+    page.close()
+    if epoch is not None:
+        make_reproducible(pdf_path, epoch)
+    laps.lap("print")
+    return PartPrinted(len(PdfReader(pdf_path).pages), stand_ins, targets if numbers is None else [], metadata)
+
+
+def print_page_numbers(browser, count: int, pdf_path: Path) -> None:
+    """``count`` empty sheets, each with its footer ("7 / 128") as the whole PDF prints it: the
+    join lays each over the part's sheet of that number. Chromium has no option to start a
+    document's page numbers at another number than 1, so this is how a part's sheets get the
+    numbers they have in the whole book."""
+    from pypdf import PdfReader
+
+    page = browser.new_page()
+    page.set_content(
+        "<!doctype html><html><body style='margin:0'><div style='height:1px'></div>"
+        + "<div style='height:1px; break-before:page'></div>" * (count - 1)
+        + "</body></html>"
+    )
+    _print(page, pdf_path, final=False)
+    page.close()
+    printed = len(PdfReader(pdf_path).pages)
+    if printed != count:
+        raise RuntimeError(f"the page numbers printed on {printed} sheets, not {count}")
+
+
+def _print(page, path: Path, *, final: bool, footer: str = _FOOTER) -> None:
     page.pdf(
         path=str(path),
         format="A4",
@@ -237,7 +351,7 @@ def _print(page, path: Path, *, final: bool) -> None:
         # The page numbers. A CSS page-margin box would save loading this small page for every sheet
         # (about 0.4 s), but Chromium writes a margin box's text before the sheet's own, so a
         # sheet's text would begin with its number.
-        footer_template=_FOOTER,
+        footer_template=footer,
     )
 
 
@@ -285,13 +399,13 @@ def _number_the_contents(page, pdf_path: Path, epoch: int | None, laps: Laps, at
     from pypdf import PdfReader
 
     targets = _toc_targets(page)
-    page.evaluate(_NUMBER_TOC, {target: PLACEHOLDER for target in targets})
+    page.evaluate(_NUMBER_TOC, dict(zip(targets, placeholders(len(targets)), strict=True)))
     laps.lap("prepare")
     _print_final(page, pdf_path, epoch)
     laps.lap("print")
     reader = PdfReader(pdf_path)
     numbers = _pages_of(reader, targets)
-    streams = _write_numbers_into_pdf(reader, [numbers.get(target) for target in targets])
+    streams = _write_numbers_into_pdf(reader, [numbers.get(target) for target in targets], placeholders(len(targets)))
     laps.lap("pypdf")
     if streams is not None:
         return reader, streams, 1
@@ -325,7 +439,17 @@ def _print_final(page, pdf_path: Path, epoch: int | None) -> None:
 # The entries are links, underlined: the underline drawn under the placeholder is cut to the digits.
 # The blocks stay inside Chromium's marked content, so the numbers keep their structure tags.
 
-PLACEHOLDER = "000"  # a number box's text while printing: contents of up to 999 pages
+PLACEHOLDER = "000"  # a number box's width while printing: contents of up to 999 pages
+
+
+def placeholders(count: int) -> list[str]:
+    """The placeholder of each of ``count`` entries: as wide as PLACEHOLDER, its digits going round
+    0 to 9 ("012", "345", "678", "901"...), so that a PDF whose other text has few digits (the
+    contents printed as a part of their own) still embeds every digit a number may need: Skia
+    embeds only the glyphs a document prints."""
+    width = len(PLACEHOLDER)
+    return ["".join(str((width * i + k) % 10) for k in range(width)) for i in range(count)]
+
 # A text block, and the link underline (a filled rectangle) Skia draws just before it, if any.
 _TEXT_BLOCK = re.compile(rb"(?:([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+) re\nf\n)?BT\n(.*?)ET", re.S)
 _BLOCK_OPS = re.compile(rb"\s*(?:(/[^\s/]+ [\d.]+ Tf)|([-\d. ]+ Tm)|([-\d.]+ [-\d.]+ Td)|<([0-9A-Fa-f]+)> Tj)")
@@ -333,16 +457,19 @@ _BFCHAR = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]{4})>")
 _BFRANGE = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]{4})>")
 
 
-def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int = 20) -> dict | None:
+def _write_numbers_into_pdf(
+    reader, numbers: list[int | None], shown: list[str] | None = None, search_pages: int = 20
+) -> dict | None:
     """New content streams for the contents' sheets of the PDF ``reader`` reads (object number ->
-    stream), with the placeholders replaced, in order, by ``numbers`` (None: no number). None if
+    stream), with the placeholders (``shown``, by default PLACEHOLDER each) replaced, in order, by
+    ``numbers`` (None: no number). None if
     the placeholders found are not exactly one per number, a number is wider than the placeholder,
     a font lacks a digit, or a sheet's content is not one stream."""
     from pypdf.generic import IndirectObject, StreamObject
 
     if any(n is not None and len(str(n)) > len(PLACEHOLDER) for n in numbers):
         return None
-    left = list(numbers)
+    left = list(zip(numbers, shown or [PLACEHOLDER] * len(numbers), strict=True))
     edited = {}
     for page in reader.pages[:search_pages]:
         if not left:
@@ -356,7 +483,7 @@ def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int
         fonts = {
             str(name).encode(): _digits_of(font.get_object()) for name, font in (resources.get("/Font") or {}).items()
         }
-        data, replaced = _replace_placeholders(contents.get_data(), fonts, left)
+        data, replaced = _replace_placeholders(contents.get_data(), fonts, *map(list, zip(*left, strict=True)))
         if replaced is None:
             return None
         if replaced:
@@ -367,14 +494,18 @@ def _write_numbers_into_pdf(reader, numbers: list[int | None], search_pages: int
             last = (data, fonts)
     if left or not edited:
         return None
-    if _replace_placeholders(*last, [None])[1] != 0:
+    if any(_replace_placeholders(*last, [None], [text])[1] != 0 for text in set(shown or [PLACEHOLDER])):
         return None  # a placeholder left over: some text was taken for one, so the count is off
     return edited
 
 
-def _replace_placeholders(data: bytes, fonts: dict, numbers: list[int | None]) -> tuple[bytes, int | None]:
-    """``data`` (a page's content stream) with its placeholder blocks replaced by the first
-    ``numbers``, and how many were replaced (None if a number's digits are missing from its font)."""
+def _replace_placeholders(
+    data: bytes, fonts: dict, numbers: list[int | None], placeholders: list[str] | None = None
+) -> tuple[bytes, int | None]:
+    """``data`` (a page's content stream) with its placeholder blocks (``placeholders``, by default
+    PLACEHOLDER each) replaced by the first ``numbers``, and how many were replaced (None if a
+    number's digits are missing from its font)."""
+    expected = placeholders or [PLACEHOLDER] * len(numbers)
     count = 0
     failed = False
 
@@ -386,11 +517,10 @@ def _replace_placeholders(data: bytes, fonts: dict, numbers: list[int | None]) -
             return match.group(0)
         font = next((op[1].split()[0] for op in ops if op[0] == "Tf"), None)
         digits = fonts.get(font)
-        if digits is None or "0" not in digits[0]:
+        if digits is None or any(c not in digits[0] for c in expected[count]):
             return match.group(0)
         gids = b"".join(op[1] for op in ops if op[0] == "Tj").upper()
-        zero = b"%04X" % digits[0]["0"]
-        if gids != zero * len(PLACEHOLDER):
+        if gids != b"".join(b"%04X" % digits[0][c] for c in expected[count]):
             return match.group(0)
         number = numbers[count]
         text = str(number).rjust(len(PLACEHOLDER)) if number is not None else " " * len(PLACEHOLDER)

@@ -1,12 +1,18 @@
-"""Reuse the printed PDF when nothing it prints changed.
+"""Reuse the printed PDF, or the printed parts of it, when nothing they print changed.
 
 **The PDF.** Printing the chapter in Chromium is the most expensive step of ``make site`` (about
 ten seconds), and most builds change nothing it prints. :func:`pdf_key` hashes everything the
 printed bytes depend on: the print page, every local file it loads (the site's CSS, scripts, fonts
-and pictures), the Chromium version, and the code that prints it (``pdf.py``, ``chromium.py`` and
-the Playwright and pypdf versions), plus ``SOURCE_DATE_EPOCH`` when it is set, since dates are
-printed into the file. Contents only, never timestamps. The PDF is kept in the cache under that key
-and copied into the new site when the key is found again.
+and pictures), the Chromium version, and the code that prints it (``pdf.py``, ``chromium.py``,
+the code that cuts it into parts and joins them, and the Playwright, pypdf and pikepdf versions), plus
+``SOURCE_DATE_EPOCH`` when it is set, since dates are printed into the file. Contents only, never
+timestamps. The PDF is kept in the cache under that key and copied into the new site when the key
+is found again.
+
+**Its parts.** When the PDF must be made again, each part of it (``pdf_parts.py``) is looked up
+the same way, by :func:`part_key`: its own print page and the files it loads, under the same
+Chromium and printing code (:func:`printing_key`, computed once for all parts). ``pdf_book.py``
+prints only the parts not found and joins them with the others.
 """
 
 from __future__ import annotations
@@ -24,20 +30,45 @@ from snippet_runner.site import chromium
 from snippet_runner.files import hash_files, write_atomic
 from snippet_runner.machine import pinned
 
-_REFERENCE = re.compile(rb"""(?:src|href)\s*=\s*["']([^"'#?]+)""")
+# A file the page loads: a src, or the href of a stylesheet or an SVG image, never a link's (<a href>):
+# every page's navigation links every other page, and what a linked page says is not printed.
+_REFERENCE = re.compile(rb"""<(?!a\b)[a-z][^>]*?\s(?:src|href|xlink:href)\s*=\s*["']([^"'#?]+)""", re.I)
 KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
 
 
+_PRINTING = ("pdf.py", "chromium.py")  # the code that prints a page
+_JOINING = ("pdf_parts.py", "pdf_join.py", "pdf_book.py")  # the code that makes one PDF of the parts
+
+
 def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
+    """The whole PDF's key: its print page, printed and joined as the code here does it."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256(printing_key(site, chromium_binary).encode())
+    hash_files(digest, [here / name for name in _JOINING], here)
+    digest.update(pinned(("pikepdf",)).encode())
+    return part_key(digest.hexdigest(), print_page.read_bytes(), print_page.parent, site)
+
+
+def printing_key(site: Path, chromium_binary: str) -> str:
+    """What every print depends on besides its page: the site's assets, Chromium, the code."""
+    site = site.resolve()
     digest = hashlib.sha256()
-    page = print_page.read_bytes()
-    digest.update(page)
-    hash_files(digest, sorted(_local_references(page, print_page.parent, site) | _files_under(site / "assets")), site)
+    hash_files(digest, sorted(_files_under(site / "assets")), site)
     digest.update(chromium.version(chromium_binary).encode())
     here = Path(__file__).parent
-    hash_files(digest, [here / "pdf.py", here / "chromium.py"], here)
+    hash_files(digest, [here / name for name in _PRINTING], here)
     digest.update(pinned(("playwright", "pypdf")).encode())
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
+    return digest.hexdigest()
+
+
+def part_key(printing: str, page: bytes, folder: Path, site: Path) -> str:
+    """A page's print, by ``printing`` (:func:`printing_key`), the page and the local files it loads
+    (``page`` would be a file in ``folder``)."""
+    site = site.resolve()
+    digest = hashlib.sha256(printing.encode())
+    digest.update(page)
+    hash_files(digest, sorted(_local_references(page, folder, site)), site)
     return digest.hexdigest()
 
 

@@ -77,3 +77,29 @@ def test_the_reading_order_follows_the_chapter(pdf):
     paragraphs = [page for kind, page in elements if kind == "/P" and page is not None]
     backwards = sum(1 for a, b in itertools.pairwise(paragraphs) if b < a)
     assert len(paragraphs) > 300 and backwards == 0
+
+
+def test_one_document_and_every_link_tied_to_its_element(pdf):
+    """The PDF is joined from parts printed on their own (snippet_runner/site/pdf_join.py): still one
+    Document and one article (Material's page) holding every part, as a whole print has, and each
+    link annotation found through the parent tree under its key (its /StructParent, renumbered
+    across the parts) in the Link element that holds it."""
+    kinds = [kind for kind, _ in structure(pdf)]
+    assert kinds.count("/Document") == 1 and kinds.count("/Art") == 1
+    tree = pdf.trailer["/Root"]["/StructTreeRoot"]
+    nums = tree["/ParentTree"]["/Nums"]
+    parents = {int(nums[i]): nums[i + 1] for i in range(0, len(nums), 2)}
+    assert len(parents) == int(tree["/ParentTreeNextKey"])
+    assert sorted(int(page["/StructParents"]) for page in pdf.pages) == sorted(
+        set(int(p["/StructParents"]) for p in pdf.pages)
+    )
+    links, untied = 0, []
+    for number, page in enumerate(pdf.pages, 1):
+        for annotation in page.get("/Annots") or []:
+            element = parents[int(annotation.get_object()["/StructParent"])].get_object()
+            kids = element["/K"] if isinstance(element["/K"], ArrayObject) else [element["/K"]]
+            tied = [k for k in kids if isinstance(k, DictionaryObject) and k.get("/Type") == "/OBJR"]
+            if not any(k.raw_get("/Obj").idnum == annotation.idnum for k in tied):
+                untied.append(f"page {number}: {annotation.get_object().get('/Dest')}")
+            links += 1
+    assert links > 100 and untied == []

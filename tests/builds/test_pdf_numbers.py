@@ -128,3 +128,16 @@ def test_digit_glyphs_and_width_come_from_the_font():
     digits, width = pdf._digits_of(font)
     assert digits == DIGITS[0]
     assert width == pytest.approx(636.23)
+
+
+def test_the_placeholders_carry_every_digit_and_each_is_matched_in_its_turn():
+    # A PDF embeds only the glyphs it prints: the contents printed alone must print every digit.
+    shown = pdf.placeholders(4)
+    assert shown == ["012", "345", "678", "901"]
+    assert set("".join(shown)) == set("0123456789")
+    # Each placeholder is recognised only as itself: "000" is not taken for "012".
+    stream = STREAM.replace(b"<001300130013> Tj", b"<001300140015> Tj", 1)  # the second one reads "012"
+    data, replaced = pdf._replace_placeholders(stream, FONTS, [7, 42], ["000", "012"])
+    assert replaced == 2
+    assert b"[-636.23047 <00170015>] TJ" in data  # 42 over "012"
+    assert pdf._replace_placeholders(stream, FONTS, [7, 42], ["000", "345"])[1] == 1

@@ -1,0 +1,188 @@
+"""The PDF is printed part by part (snippet_runner/site/pdf_parts.py, pdf_book.py, pdf_join.py): an
+edit to one page prints only that page's part again, and the PDF joined from that part and the
+cached others is the PDF a print of every part gives: the same page numbers, printed contents,
+bookmarks, links and bytes. On a throwaway book of three parts and its contents, whose edit pushes
+the last part one sheet on, so that the reused parts must be numbered anew. No test here times
+anything: each counts what was printed and compares what was joined.
+
+The real chapter's PDF is checked as a reader sees it in tests/browser/test_pdf.py,
+test_pdf_structure.py and test_links.py, and two clean builds' bytes in test_reproducible.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from snippet_runner.site import pdf_parts
+
+BOOK = """
+site_name: scratch
+theme:
+  name: material
+  font: false
+nav:
+  - Home: index.md
+  - Basics:
+      - First: basics/first.md
+      - Second: basics/second.md
+  - The end: end.md
+plugins:
+  - snippet-runner:
+      preload: []
+  - print-site:
+      path_to_pdf: pdf/book.pdf
+      add_cover_page: false
+"""
+
+FILLER = "".join(
+    f"Paragraph {n} of filler, long enough to take a line or two of the sheet it is on.\n\n" for n in range(30)
+)
+PAGES = {
+    "basics/first.md": "# First\n\nSee [the end](../end.md#the-last-words) and [the second](second.md).\n\n" + FILLER,
+    "basics/second.md": "# Second\n\n## More\n\nBack to [the first page](first.md).\n\n" + FILLER,
+    "end.md": "# The end\n\n## The last words\n\nSee [more](basics/second.md#more).\n",
+}
+EPOCH = {"SOURCE_DATE_EPOCH": "1700000000"}  # the scratch book has no git history to date it by
+
+
+def write_book(scratch) -> None:
+    scratch.write("mkdocs.yml", BOOK)
+    for rel, text in PAGES.items():
+        scratch.write(f"docs/{rel}", text)
+
+
+def printed_parts(log: str) -> list[str]:
+    found = re.search(r"parts printed again: (\d+) of (\d+) \(([^)]*)\)", log)
+    assert found, log
+    return [] if found.group(3) == "none" else found.group(3).split(", ")
+
+
+def summary(path: Path) -> dict:
+    """What a reader sees of the PDF's order: each sheet's footer, the contents' numbers, the
+    bookmarks (title, sheet), each named destination's sheet and each link (sheet, target, place)."""
+    import pypdfium2 as pdfium
+
+    reader, text = PdfReader(path), pdfium.PdfDocument(str(path))
+    sheets = [re.sub(r"\s+", " ", text[i].get_textpage().get_text_range()) for i in range(len(text))]
+
+    def outline(items):
+        for item in items:
+            if isinstance(item, list):
+                yield from outline(item)
+            else:
+                yield item.title, reader.get_destination_page_number(item) + 1
+
+    links = []
+    for n, page in enumerate(reader.pages, 1):
+        for annotation in page.get("/Annots") or []:
+            annotation = annotation.get_object()
+            links.append((n, str(annotation.get("/Dest")), [round(float(v), 1) for v in annotation["/Rect"]]))
+    return {
+        "footers": [re.findall(r"\d+ / \d+", sheet)[-1:] for sheet in sheets],
+        "contents": re.findall(r"\b\d+\b", sheets[0]),
+        "bookmarks": list(outline(reader.outline)),
+        "destinations": {
+            k.removeprefix("/"): reader.get_destination_page_number(v) + 1 for k, v in reader.named_destinations.items()
+        },
+        "links": links,
+    }
+
+
+def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch, tmp_path):
+    write_book(scratch)
+    code, log = scratch.build(**EPOCH)
+    assert code == 0, log
+    assert len(printed_parts(log)) == 4, log  # the contents, Home, Basics, The end
+    pdf = scratch.root / "site" / "pdf" / "book.pdf"
+    before = summary(pdf)
+
+    scratch.write("docs/basics/second.md", PAGES["basics/second.md"] + FILLER)  # a sheet longer
+    code, log = scratch.build(**EPOCH)
+    assert code == 0, log
+    parts = printed_parts(log)
+    assert len(parts) == 1 and parts[0].startswith("section-"), log  # Basics alone, not the contents
+    after = summary(pdf)
+    assert after["destinations"]["end"] == before["destinations"]["end"] + 1, "the edit did not move the last part"
+    total = len(after["footers"])
+    assert after["footers"] == [[f"{n} / {total}"] for n in range(1, total + 1)]
+
+    # The same site printed whole: every part printed, none from a cache.
+    printed, reused = print_book(scratch, tmp_path / "full.pdf", tmp_path / "empty-cache")
+    assert len(printed) == 4 and reused == []
+    assert summary(tmp_path / "full.pdf") == after
+    assert (tmp_path / "full.pdf").read_bytes() == pdf.read_bytes()
+    contents = [int(n) for n in after["contents"]]
+    assert after["destinations"]["end"] in contents and after["destinations"]["section-2"] in contents
+
+    # Where the numbers cannot be written into the printed contents, the contents part is printed
+    # again with them in the page, and reads the same.
+    printed, _ = print_book(scratch, tmp_path / "again.pdf", tmp_path / "empty-cache", refuse_numbers=True)
+    assert printed == ["contents (numbered in the page)"]
+    assert summary(tmp_path / "again.pdf") == after
+
+
+# The site's print page made into a PDF by pdf_book, as the build does, in a process of its own (a
+# test process may hold Playwright's loop already); optionally with the contents' numbers refused.
+PRINT_BOOK = """
+import sys
+from pathlib import Path
+from snippet_runner.site import chromium, pdf, pdf_book
+if sys.argv[3] == "refuse":
+    pdf._write_numbers_into_pdf = lambda *args, **kwargs: None
+site = Path("site")
+book = pdf_book.make(site / "print_page" / "index.html", site, Path(sys.argv[1]), Path(sys.argv[2]), chromium.find(), 1700000000)
+print("printed:" + "|".join(book.printed))
+print("reused:" + "|".join(book.reused))
+"""
+
+
+def print_book(scratch, out: Path, cache: Path, refuse_numbers: bool = False) -> tuple[list[str], list[str]]:
+    code, log = scratch.run("-c", PRINT_BOOK, str(out), str(cache), "refuse" if refuse_numbers else "-")
+    assert code == 0, log
+    found = dict(line.split(":", 1) for line in log.splitlines() if line.startswith(("printed:", "reused:")))
+    return [n for n in found["printed"].split("|") if n], [n for n in found["reused"].split("|") if n]
+
+
+# -- cutting the print page into parts, without a browser ----------------------------------------
+
+PRINT_PAGE = """<html><head><title>t</title></head><body><nav>nav</nav>
+<div class="md-sidebar md-sidebar--secondary" data-md-type="toc"><div><ul>
+  <li><a href="#index">Home</a></li><li><a href="#a">A</a></li><li><a href="#end">End</a></li></ul></div></div>
+<div class="md-content">
+<div id="print-site-page" class="x">
+<section id="print-site-cover-page">cover</section>
+<section class="print-page"><div id="print-page-toc"></div></section>
+<section class="print-page" id="index"><h1>Home</h1><style>.home{}</style><a href="#b">to B</a></section>
+<section class="print-page md-section" id="section-2"><h1>Part</h1>
+  <section class="print-page" id="a"><h1>A</h1><style>table{width:max-content}</style></section>
+  <section class="print-page" id="b"><h1 id="b-title">B</h1><a href="#b-title">to its title</a></section>
+</section>
+<section class="print-page" id="end"><h1>End</h1><pre class="mermaid">graph LR; a --> b</pre></section>
+<style>#end > h1:before { content: '3 ' }</style>
+</div></div><script src="x.js"></script><script src="assets/vendor/mermaid/mermaid.min.js"></script></body></html>"""
+
+
+def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_order():
+    parts = pdf_parts.split(PRINT_PAGE)
+    assert [part.name for part in parts] == ["contents", "index", "section-2", "end"]
+    contents, home, middle, end = (part.html for part in parts)
+    assert "cover" in contents and "print-page-toc" in contents and "<h1>Home</h1>" not in contents
+    assert "<h1>A</h1>" in middle and ">B</h1>" in middle and "<h1>Home</h1>" not in middle
+    # The other parts' styles, where they stood: before the part or after it, then the page's tail.
+    assert home.index(".home{}") < home.index("table{width:max-content}") < home.index("content: '3 '")
+    assert end.index(".home{}") < end.index("table{") < end.index("<h1>End</h1>")
+    for part in parts:
+        assert part.html.startswith("<html><head><title>t</title></head><body><nav>nav</nav>")
+        assert '<script src="x.js"></script>' in part.html and part.html.endswith("</body></html>")
+        assert f'<div data-pdf-part="{part.name}"' in part.html
+    assert "data-pdf-part-first" in contents and "data-pdf-part-first" not in home
+    # Mermaid's script (3 MB, a second of every print) only where there is a diagram to draw.
+    assert [part.name for part in parts if "mermaid.min.js" in part.html] == ["end"]
+
+
+@pytest.mark.parametrize("page", ["<html><body>no print-site page</body></html>", PRINT_PAGE.replace(' id="end"', "")])
+def test_a_page_not_laid_out_as_print_site_does_is_printed_whole(page):
+    assert pdf_parts.split(page) is None
