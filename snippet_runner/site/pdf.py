@@ -239,10 +239,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
         laps.lap("launch")
         page = _open(browser, print_page)
         laps.lap("load and render")
-        page.evaluate(_OPEN_DETAILS)
-        _link_pages_inside_the_pdf(page)
-        _unlink_line_numbers(page)
-        _let_tall_blocks_break(page)
+        _prepare(page)
         metadata = _metadata_from_cover(page)
         laps.lap("prepare")
         reader, numbers, prints = _number_the_contents(page, pdf_path, epoch, laps)
@@ -251,6 +248,14 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, laps: 
     laps.lap("pypdf")
     seconds = time.perf_counter() - started
     return Printed(pdf_path, len(reader.pages), pdf_path.stat().st_size, seconds, prints)
+
+
+def _prepare(page) -> None:
+    """What makes the loaded page print as a book, for the whole print and for a part alike."""
+    page.evaluate(_OPEN_DETAILS)
+    _link_pages_inside_the_pdf(page)
+    _unlink_line_numbers(page)
+    _let_tall_blocks_break(page)
 
 
 def _open(browser, print_page: Path):
@@ -300,10 +305,7 @@ def print_part(
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     page = _open(browser, print_page)
     laps.lap("load and render")
-    page.evaluate(_OPEN_DETAILS)
-    _link_pages_inside_the_pdf(page)
-    _unlink_line_numbers(page)
-    _let_tall_blocks_break(page)
+    _prepare(page)
     page.evaluate(_START_AT_THE_TOP)
     metadata = _metadata_from_cover(page)
     targets = _toc_targets(page)

@@ -331,21 +331,20 @@ def _renumber_node_ids(source, base: int) -> dict[str, str]:
 
 def _number_tree(node):
     """(key, value) pairs of a number tree, in order."""
-    if node is None:
-        return
-    nums = node.get("/Nums") or []
-    for i in range(0, len(nums), 2):
-        yield int(nums[i]), nums[i + 1]
-    for kid in node.get("/Kids") or []:
-        yield from _number_tree(kid)
+    return ((int(key), value) for key, value in _tree(node, "/Nums"))
 
 
 def _name_tree(node):
     """(name, value) pairs of a name tree, in order."""
+    return ((str(key), value) for key, value in _tree(node, "/Names"))
+
+
+def _tree(node, leaves: str):
+    """(key, value) pairs of a number or name tree (``leaves``: "/Nums" or "/Names"), in order."""
     if node is None:
         return
-    names = node.get("/Names") or []
-    for i in range(0, len(names), 2):
-        yield str(names[i]), names[i + 1]
+    pairs = node.get(leaves) or []
+    for i in range(0, len(pairs), 2):
+        yield pairs[i], pairs[i + 1]
     for kid in node.get("/Kids") or []:
-        yield from _name_tree(kid)
+        yield from _tree(kid, leaves)
