@@ -59,9 +59,9 @@ site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replac
 	$(PY) -m snippet_runner.site.chromium_install
 	$(PY) -m snippet_runner site
 
-test: lint $(ASSETS)  ## the whole test suite, after the lint checks (and a Chromium, installed if missing)
+test: lint $(ASSETS)  ## the whole test suite, after the lint checks (and a Chromium, installed if missing); ends with its 15 slowest steps
 	$(PY) -m snippet_runner.site.chromium_install --required
-	$(PY) -m pytest -n auto --dist worksteal
+	$(PY) -m pytest -n auto --dist worksteal --durations=15
 
 lint: $(READY)  ## ruff's lint and format checks, mypy, the package's layer contracts, actionlint on the workflow
 	$(VENV)/bin/ruff check .
