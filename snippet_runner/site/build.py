@@ -179,7 +179,8 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
     if print_page is None:
         print(f"\nPDF failed: the print-site plugin wrote no {basename}.html", file=sys.stderr)
         return 1
-    key = pdf_cache.pdf_key(print_page, staging, binary)
+    printing = pdf_cache.printing_key(staging, binary)  # once, for the whole PDF's key and its parts'
+    key = pdf_cache.pdf_key(print_page, staging, printing)
     if pdf_cache.reuse_pdf(project.pdf_cache_dir, key, staging / pdf_rel):
         print(
             f"PDF unchanged (same print page, assets and Chromium): reused"
@@ -187,7 +188,7 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
         )
         return 0
     try:
-        book = pdf_book.make(print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch)
+        book = pdf_book.make(print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch, printing)
     except Exception as error:  # Playwright, Chromium, rendering or the join: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1

@@ -15,6 +15,7 @@ whole, as before (``pdf.print_pdf``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -38,9 +39,17 @@ class Book:
     reused: list[str] = field(default_factory=list)  # the parts that came from the cache
 
 
-def make(print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: str, epoch: int | None) -> Book:
+def make(
+    print_page: Path,
+    site: Path,
+    pdf_path: Path,
+    cache_dir: Path,
+    binary: str,
+    epoch: int | None,
+    printing: str | None = None,
+) -> Book:
     """Write the PDF of ``print_page`` (in ``site``) to ``pdf_path``, printing only the parts not in
-    ``cache_dir``."""
+    ``cache_dir``; ``printing`` is ``pdf_cache.printing_key``, if the caller has it already."""
     started = time.perf_counter()
     parts = pdf_parts.split(print_page.read_text(encoding="utf-8"))
     if parts is None:
@@ -48,15 +57,13 @@ def make(print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: 
         return Book(pdf_path, printed.pages, printed.bytes, printed.seconds, ["(whole)"])
     store = cache_dir / "parts"
     store.mkdir(parents=True, exist_ok=True)
-    printing = pdf_cache.printing_key(site, binary)
+    printing = printing or pdf_cache.printing_key(site, binary)
     keys = [pdf_cache.part_key(printing, part.html.encode(), print_page.parent, site) for part in parts]
     known = {key: _read_info(store, key) for key in keys}
     missing = [(part, key) for part, key in zip(parts, keys, strict=True) if known[key] is None]
     book = Book(pdf_path, 0, 0, 0.0, [part.name for part, _ in missing])
     book.reused = [part.name for part, key in zip(parts, keys, strict=True) if known[key] is not None]
-    numbers = None
-    browser_needed = bool(missing)
-    with chromium.launch() if browser_needed else _no_browser() as browser:
+    with chromium.launch() if missing else contextlib.nullcontext() as browser:
         for part, key in missing:
             known[key] = _print_part(browser, part, key, print_page, store, epoch)
         total = sum(info["pages"] for info in known.values() if info is not None)
@@ -167,11 +174,3 @@ def _forget_old(store: Path, keep: int) -> None:
     for old in files[keep:]:
         old.unlink(missing_ok=True)
         old.with_suffix(".json").unlink(missing_ok=True)
-
-
-class _no_browser:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False

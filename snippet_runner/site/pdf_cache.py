@@ -40,10 +40,11 @@ _PRINTING = ("pdf.py", "chromium.py")  # the code that prints a page
 _JOINING = ("pdf_parts.py", "pdf_join.py", "pdf_book.py")  # the code that makes one PDF of the parts
 
 
-def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
-    """The whole PDF's key: its print page, printed and joined as the code here does it."""
+def pdf_key(print_page: Path, site: Path, printing: str) -> str:
+    """The whole PDF's key: its print page, printed (``printing``: :func:`printing_key`) and joined
+    as the code here does it."""
     here = Path(__file__).parent
-    digest = hashlib.sha256(printing_key(site, chromium_binary).encode())
+    digest = hashlib.sha256(printing.encode())
     hash_files(digest, [here / name for name in _JOINING], here)
     digest.update(pinned(("pikepdf",)).encode())
     return part_key(digest.hexdigest(), print_page.read_bytes(), print_page.parent, site)
@@ -64,11 +65,13 @@ def printing_key(site: Path, chromium_binary: str) -> str:
 
 def part_key(printing: str, page: bytes, folder: Path, site: Path) -> str:
     """A page's print, by ``printing`` (:func:`printing_key`), the page and the local files it loads
-    (``page`` would be a file in ``folder``)."""
+    (``page`` would be a file in ``folder``), but for those under ``assets/``: ``printing`` holds
+    every one of those already, and each part would hash them again."""
     site = site.resolve()
     digest = hashlib.sha256(printing.encode())
     digest.update(page)
-    hash_files(digest, sorted(_local_references(page, folder, site)), site)
+    own = [path for path in _local_references(page, folder, site) if not path.is_relative_to(site / "assets")]
+    hash_files(digest, sorted(own), site)
     return digest.hexdigest()
 
 

@@ -45,6 +45,7 @@ each in a context of its own, so the browser works on one while Python waits on 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -200,24 +201,24 @@ PRINT_STEPS = [
     Step("light", "desktop", None, "colour", take_out="sections"),
     Step("dark", "desktop", lambda page: _switch_palette(page, "dark"), "colour"),
 ]
-# For the report by hand: every rule on the whole page at every step (slower; it sees everything).
-THOROUGH_STEPS = [
-    Step("light", "desktop", None, "every rule"),
-    Step("light", "phone", lambda page: _wait_for_width(page, "phone"), "every rule"),
-    Step("dark", "phone", lambda page: _switch_palette(page, "dark"), "every rule"),
-    Step("dark", "desktop", lambda page: _wait_for_width(page, "desktop"), "every rule"),
-]
-THOROUGH_PRINT_STEPS = [
-    Step("light", "desktop", None, "every rule"),
-    Step("dark", "desktop", lambda page: _switch_palette(page, "dark"), "every rule"),
-]
+
+
+def _thorough(steps: list[Step]) -> list[Step]:
+    """For the report by hand: the same palettes and widths, each once, with every rule on the whole
+    page (slower; it sees everything)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for step in steps:
+        if (step.palette, step.width) not in seen:
+            seen.add((step.palette, step.width))
+            out.append(dataclasses.replace(step, rules="every rule", take_out=None))
+    return out
 
 
 def steps_of(path: str, thorough: bool = False) -> list[Step]:
     """The steps a page is audited in: the print page is audited at the desktop width only."""
-    if thorough:
-        return THOROUGH_PRINT_STEPS if path == PRINT_PAGE else THOROUGH_STEPS
-    return PRINT_STEPS if path == PRINT_PAGE else STEPS
+    steps = PRINT_STEPS if path == PRINT_PAGE else STEPS
+    return _thorough(steps) if thorough else steps
 
 
 def widths_of(path: str) -> list[str]:
