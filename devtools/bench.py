@@ -320,35 +320,26 @@ def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
 
 
 def print_page_as_before(print_page: Path) -> Path:
-    """The print page as it was before the print-page hook kept one copy of mkdocs-jupyter's
-    stylesheet and blocked rendering until the page is read (the ``print-page-ids`` plugin): the kept copy put
-    back into every other notebook's section, where mkdocs-jupyter had put it (after the notebook's
-    code-highlighting styles), and the render-blocking link and its mark taken out. Written beside
-    the print page, so that its relative links resolve the same; the caller removes it."""
-    import re
-
+    """The print page as it was before the notebooks' stylesheet became one linked file and the
+    print-page hook blocked rendering until the page is read (the ``print-page-ids`` plugin): the
+    stylesheet put back inline into every notebook's section, where mkdocs-jupyter had put it
+    (before the notebook), its link taken out of the head, and the render-blocking link and its
+    mark taken out. Written beside the print page, so that its relative links resolve the same; the
+    caller removes it."""
+    from snippet_runner.markdown.notebooks import STYLESHEET
     from snippet_runner.plugins.print_page.plugin import END_MARK, RENDER_BLOCKING
 
     html = print_page.read_text(encoding="utf-8")
     html = html.replace(RENDER_BLOCKING + "\n", "", 1).replace(f'<div id="{END_MARK}"></div>\n', "", 1)
-    big = [m for m in re.finditer(r"<style\b[^>]*>.*?</style>", html, re.S) if len(m.group(0)) >= 10_000]
+    link = f'<link rel="stylesheet" href="{STYLESHEET}">'
+    stylesheet = print_page.parent / STYLESHEET
+    if link in html and stylesheet.is_file():
+        style = f"<style>{stylesheet.read_text(encoding='utf-8')}</style>"
+        html = html.replace(link, "", 1).replace(
+            '<div class="jupyter-wrapper">', style + '<div class="jupyter-wrapper">'
+        )
     out = print_page.with_name(".print_page.as-before.html")
-    if len(big) != 1:
-        out.write_text(html, encoding="utf-8")
-        return out
-    style = big[0].group(0)
-    sections = [m.start() for m in re.finditer(r'<section class="print-page" id="[^"]+"', html)]
-    owner = max(start for start in sections if start < big[0].start())
-    anchor = html[owner : big[0].start()]
-    anchor = anchor[anchor.rfind("</style>") :]  # what precedes it in its notebook's section
-    pieces, done = [], 0
-    for start, end in zip(sections, sections[1:] + [len(html)], strict=True):
-        at = html.find(anchor, start, end)
-        if start == owner or at < 0 or "jupyter-wrapper" not in html[start:end]:
-            continue
-        pieces += [html[done : at + len(anchor)], style]
-        done = at + len(anchor)
-    out.write_text("".join(pieces) + html[done:], encoding="utf-8")
+    out.write_text(html, encoding="utf-8")
     return out
 
 

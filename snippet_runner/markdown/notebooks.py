@@ -8,6 +8,14 @@ then adjusts the rendered page: mkdocs-jupyter's template loads MathJax and Merm
 those scripts are removed (KaTeX from the site's own assets renders the math; with no MathJax URL
 the template still leaves an empty ``<script src="">``, removed too), solution cells are
 folded into a ``<details>`` block, and a download link to the ``.ipynb`` is added.
+
+The template also writes its stylesheets into the page, inline: 0.6 MB of CSS in every notebook
+page, which Material's search plugin parsed as page text, and the print page and each of its PDF
+parts carried once per notebook. :func:`styles_taken_out` takes them out; the plugin writes them
+once, in order, to :data:`STYLESHEET`, which the pages that show a notebook link from their head
+(``overrides/main.html``), after the theme's and the site's own stylesheets, as before. They are
+kept byte for byte, the last one too, though mkdocs-jupyter writes it as a Python list's repr
+(``['pre { …'``) that matches nothing: the same rules, in the same order, style the same pages.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ _CDN_SCRIPT = re.compile(
     re.S,
 )
 _DIV = re.compile(r"<div\b[^>]*>|</div>")
+_STYLE = re.compile(r"\s*<style\b[^>]*>(.*?)</style>", re.S)
+STYLESHEET = "assets/stylesheets/notebooks.css"  # under the site; the styles of every notebook page
 SOLUTION_TAG = "solution"
 
 
@@ -115,6 +125,12 @@ def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, st
         url, title = next_page
         html += f'\n<p><strong>Next:</strong> <a href="{escape(url)}">{escape(title)}</a></p>\n'
     return link + html
+
+
+def styles_taken_out(html: str) -> tuple[str, list[str]]:
+    """The rendered notebook without its ``<style>`` blocks, and their stylesheets, in order."""
+    styles = [match.group(1).strip() for match in _STYLE.finditer(html)]
+    return _STYLE.sub("", html), styles
 
 
 _SVG_IMAGE = re.compile(r'<img\b[^>]*\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=]+)"[^>]*>')

@@ -9,6 +9,7 @@ lines wrap instead of being cut off, and headings print in the body text's colou
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -461,17 +462,21 @@ def test_links_to_notebook_pages_stay_inside_the_pdf(pdf):
 
 
 def test_make_bench_prints_the_old_way_from_the_print_page_as_it_was(built_site, tmp_path):
-    """``make bench`` compares the print with the one before the print page lost its repeated
-    notebook stylesheets and blocked rendering until read: the page it rebuilds for that must be
-    the old one, which the hook's passes turn back into today's. (On a copy: the built site must
-    stay as built.)"""
+    """``make bench`` compares the print with the one before the notebooks' stylesheet became one
+    linked file and the print page blocked rendering until read: the page it rebuilds for that must
+    carry the stylesheet inline in every notebook, as mkdocs-jupyter wrote it. (On a copy: the built
+    site must stay as built.)"""
     from devtools import bench
-    from snippet_runner.plugins.print_page.plugin import RENDER_BLOCKING, last_copy_of_stylesheets, render_when_parsed
+    from snippet_runner.markdown.notebooks import STYLESHEET
+    from snippet_runner.plugins.print_page.plugin import RENDER_BLOCKING
 
     today = (built_site / "print_page.html").read_text(encoding="utf-8")
     (tmp_path / "print_page.html").write_text(today, encoding="utf-8")
+    (tmp_path / STYLESHEET).parent.mkdir(parents=True)
+    shutil.copy(built_site / STYLESHEET, tmp_path / STYLESHEET)
     old = bench.print_page_as_before(tmp_path / "print_page.html").read_text(encoding="utf-8")
-    assert len(old) > 2 * len(today)
+    stylesheet = (built_site / STYLESHEET).read_text(encoding="utf-8")
+    notebooks = today.count('<div class="jupyter-wrapper">')
+    assert notebooks > 0 and STYLESHEET in today and STYLESHEET not in old
+    assert old.count(stylesheet) == notebooks and stylesheet not in today
     assert RENDER_BLOCKING not in old and RENDER_BLOCKING in today
-    unique, dropped = last_copy_of_stylesheets(old)
-    assert (render_when_parsed(unique), dropped) == (today, 5)

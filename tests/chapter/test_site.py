@@ -2,7 +2,9 @@
 
 import html
 import itertools
+import os
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -108,6 +110,28 @@ def test_exercise_notebook_page(built_site, page):
     assert text.count('<details class="solution">') >= 1
     assert not re.search(r'<script[^>]+src="https?://', text)
     assert "mathjax" not in text.lower()
+
+
+def test_the_notebooks_stylesheet_is_one_file_linked_where_a_notebook_shows(built_site):
+    """mkdocs-jupyter's template inlines its stylesheets into every notebook page; they are written
+    once instead, and linked by exactly the pages that show a notebook: each notebook page and the
+    print page, never a Markdown page (its rules, ``table{width:max-content}`` among them, are not
+    scoped to the notebooks)."""
+    from snippet_runner.markdown.notebooks import STYLESHEET
+
+    stylesheet = (built_site / STYLESHEET).read_text(encoding="utf-8")
+    assert ".jupyter-wrapper" in stylesheet and ".highlight-ipynb" in stylesheet
+    linking = set()
+    for page in built_site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        shows = 'class="jupyter-wrapper"' in text
+        assert not shows or ".jupyter-wrapper{" not in text, page  # no inline copy left
+        link = f'href="{Path(os.path.relpath(built_site / STYLESHEET, page.parent)).as_posix()}"'
+        if link in text:
+            linking.add(page.relative_to(built_site).as_posix())
+        assert (link in text) == shows, page
+    notebook_pages = {html_path(built_site, page).relative_to(built_site).as_posix() for page in NOTEBOOKS}
+    assert linking == notebook_pages | {"print_page.html"}
 
 
 def test_no_page_loads_a_script_or_stylesheet_from_another_host(built_site):

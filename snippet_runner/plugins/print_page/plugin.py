@@ -15,13 +15,7 @@ prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. No
 We edit the written file with regular expressions rather than an HTML parser, like print-site
 itself, so the rest of its bytes stay exactly as the plugin wrote them.
 
-The plugin also keeps one copy of each large stylesheet the print page repeats: mkdocs-jupyter puts
-its whole stylesheet (574 KB) inline into every notebook page, so the print page carried it six
-times, 3.5 MB of its 4.6 MB. Every style change makes the browser match every copy's rules again:
-the six copies cost a second of Chromium's time to print the PDF (``pdf.py``). The *last* copy is
-kept: where identical rules compete, the last one wins, so the page is styled exactly as before.
-
-And it asks the browser not to lay the page out until it has read all of it (``<link rel="expect"
+It also asks the browser not to lay the page out until it has read all of it (``<link rel="expect"
 blocking="render">`` on a mark at the end of the body, :func:`render_when_parsed`). A browser lays
 a long page out again and again while it is still reading it, to show the first screen early; for
 the print page, 1.7 MB read from disk, that first screen is of no use: it is printed, or read from
@@ -49,8 +43,6 @@ _PAGE_SECTION = re.compile(r'<section class="print-page" id="([^"]+)"')
 _ID = re.compile(r'(\sid=")([^"]+)(")')
 _NAME = re.compile(r'(<a\b[^>]*?\sname=")([^"]+)(")')
 _HREF = re.compile(r'\shref="#([^"]+)"')
-_STYLE = re.compile(r"<style\b[^>]*>.*?</style>", re.S)
-LARGE_STYLESHEET = 10_000  # characters: notebook stylesheets, not a picture's few rules
 
 
 class PrintPagePlugin(BasePlugin):
@@ -79,15 +71,12 @@ def fix_print_page(config) -> None:
         return
     html = path.read_text(encoding="utf-8")
     fixed, renamed = unique_ids(html)
-    fixed, dropped = last_copy_of_stylesheets(fixed)
     fixed = render_when_parsed(fixed)
     fixed = relative_base(fixed)
     if fixed != html:
         path.write_text(fixed, encoding="utf-8")
     if renamed:
         log.info(f"print page: {renamed} repeated or unlinked ids given their page's prefix")
-    if dropped:
-        log.info(f"print page: {dropped} repeated copies of large stylesheets left out (the last copy kept)")
 
 
 END_MARK = "print-site-end"  # the id of the empty element the browser waits for before it lays the page out
@@ -109,21 +98,6 @@ _ROOT_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*
 def relative_base(html: str) -> str:
     """The page with the base in Material's ``__config`` made relative (``.``) where it was ``/``."""
     return _ROOT_BASE.sub(r'\1"."', html, count=1)
-
-
-def last_copy_of_stylesheets(html: str) -> tuple[str, int]:
-    """The page without the earlier copies of each large ``<style>`` element it repeats verbatim,
-    and how many it left out."""
-    blocks = [m for m in _STYLE.finditer(html) if len(m.group(0)) >= LARGE_STYLESHEET]
-    last = {m.group(0): m.start() for m in blocks}
-    out, done, dropped = [], 0, 0
-    for m in blocks:
-        if last[m.group(0)] != m.start():
-            out.append(html[done : m.start()])
-            done = m.end()
-            dropped += 1
-    out.append(html[done:])
-    return "".join(out), dropped
 
 
 def unique_ids(html: str) -> tuple[str, int]:

@@ -35,7 +35,7 @@ from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.files import hash_files, write_atomic
 from snippet_runner.markdown import extension, page_notebooks
-from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
+from snippet_runner.markdown.notebooks import STYLESHEET, adjust_rendered_page, styles_taken_out, to_notebook
 from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import lazy_jupyter
@@ -60,6 +60,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.dirty = False
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
         self.served_report: str | None = None  # the execution report's URL under `mkdocs serve`
+        self.notebook_styles: dict[str, None] = {}  # the notebook pages' stylesheets, in order, this build
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -85,6 +86,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.begin_build()
+        self.notebook_styles = {}
+        # overrides/main.html links it where a notebook shows; config.extra, not a global of the
+        # Jinja environment, because print-site renders the print page in an environment of its own
+        config.extra["notebook_stylesheet"] = STYLESHEET
         draw.STATS = draw.Stats()  # what drawing pictures costs in this build
         extension.use(self.project, self.engine)
         if EXTENSION not in config.markdown_extensions:
@@ -214,11 +219,15 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if page.file.src_uri in self.notebooks:
             following = page.next_page
             link = (following.file.url_relative_to(page.file), following.title) if following else None
+            html, styles = styles_taken_out(html)
+            self.notebook_styles.update(dict.fromkeys(styles))
             return adjust_rendered_page(html, Path(page.file.src_uri).name, next_page=link)
         return html
 
     def on_post_build(self, *, config):
         self._write_downloads(config)
+        if self.notebook_styles:  # none in a dirty rebuild that rendered no notebook: the last file stays
+            write_atomic(Path(config.site_dir) / STYLESHEET, "\n".join(self.notebook_styles) + "\n")
         log.info(self.engine.summary())
         log.info(draw.STATS.line())
         if self.engine.execute and self.engine.records:
