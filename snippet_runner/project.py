@@ -155,8 +155,13 @@ class Project:
 
     @property
     def template_cache_dir(self) -> Path:
-        """Jinja's compiled theme templates (``mkdocs_plugin.on_env``), beside the snippet cache."""
+        """Jinja's compiled theme templates (the snippet-runner plugin, ``_cache_compiled_templates``), beside the snippet cache."""
         return self.cache_dir.parent / "templates"
+
+    @property
+    def page_cache_dir(self) -> Path:
+        """Each page's render and search entries (``plugins/runner/page_cache.py``), beside the snippet cache."""
+        return self.cache_dir.parent / "pages"
 
     @property
     def snippets_name(self) -> str:

@@ -123,7 +123,7 @@ def _mkdocs_build(config: Path, site_dir: Path) -> int:
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     # By its absolute path, as `mkdocs build` and `mkdocs serve` name it: the theme's templates are
-    # then the same files to Jinja's bytecode cache (mkdocs_plugin.on_env) whichever command built.
+    # then the same files to Jinja's bytecode cache (the snippet-runner plugin) whichever command built.
     args = ["build", "--strict", "--config-file", str(config.resolve()), "--site-dir", str(site_dir)]
     try:
         cli.main(args=args, prog_name="mkdocs", standalone_mode=False)

@@ -8,6 +8,7 @@ No test here times anything: each checks the behaviour that makes a build cheap.
 from __future__ import annotations
 
 import json
+import shutil
 
 from devtools.scratch import MINIMAL_CONFIG
 
@@ -221,3 +222,76 @@ def test_a_build_with_nothing_changed_is_skipped_and_any_changed_input_builds(sc
     code, log = scratch.build(SNIPPETS_APPROVAL="strict")  # the environment a build reads is an input too
     assert code == 0 and "Site built into site/" in log, log
     assert "Site built into site/" in scratch.build(force=True)[1]
+
+
+PAGES = """
+site_name: scratch
+theme:
+  name: material
+  font: false
+strict: true
+markdown_extensions:
+  - abbr
+  - pymdownx.snippets:
+      base_path: [includes]
+      check_paths: true
+      auto_append: [terms.md]
+plugins:
+  - search
+  - snippet-runner:
+      preload: []
+"""
+
+
+def _site(scratch) -> dict[str, bytes]:
+    site = scratch.root / "site"
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _counts(log: str) -> str:
+    """The build's line of what it rendered and indexed, and what it took from the cache."""
+    return next(line.split("pages: ", 1)[1] for line in log.splitlines() if "pages: " in line)
+
+
+def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(scratch):
+    scratch.write("mkdocs.yml", PAGES)
+    scratch.write("includes/terms.md", "*[Intro]: the opening words\n")
+    scratch.write("docs/other.md", "# Other\n\nSee [the page](index.md#page).\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert _counts(log) == "2 rendered, 0 from the cache; search: 2 indexed, 0 from the cache"
+
+    scratch.write("docs/other.md", "# Other\n\nSee [the page](index.md#page) again.\n")  # a prose edit
+    code, log = scratch.build()
+    assert code == 0, log
+    assert _counts(log) == "1 rendered, 1 from the cache; search: 1 indexed, 1 from the cache"
+    assert "again" in (scratch.root / "site" / "other" / "index.html").read_text()
+    partly_cached = _site(scratch)
+    shutil.rmtree(scratch.root / ".cache" / "pages")
+    code, log = scratch.build(force=True)
+    assert code == 0, log
+    assert _counts(log) == "2 rendered, 0 from the cache; search: 2 indexed, 0 from the cache"
+    assert _site(scratch) == partly_cached  # the search index and every page included
+
+    scratch.write("snippets/page/hello.py", "print('hello again')\n")  # what a page's snippet shows
+    scratch.write("snippets/page/hello.out", "hello again\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert _counts(log) == "1 rendered, 1 from the cache; search: 1 indexed, 1 from the cache"
+    assert "hello again" in (scratch.root / "site" / "index.html").read_text()
+
+    scratch.write("includes/terms.md", "*[Intro]: the first words\n")  # appended to every page
+    code, log = scratch.build()
+    assert code == 0, log
+    assert _counts(log) == "2 rendered, 0 from the cache; search: 2 indexed, 0 from the cache"
+    assert "the first words" in (scratch.root / "site" / "index.html").read_text()
+
+
+def test_a_page_whose_render_warned_is_rendered_and_fails_the_build_again(scratch):
+    """A render that logged a warning is never kept: strict mode sees the warning in every build."""
+    scratch.write("mkdocs.yml", PAGES)
+    scratch.write("includes/terms.md", "*[Intro]: the opening words\n")
+    scratch.write("docs/other.md", "# Other\n\nSee [a page that is gone](gone.md).\n")
+    for force in (False, True):
+        code, log = scratch.build(force=force)
+        assert code != 0 and "gone.md" in log, log

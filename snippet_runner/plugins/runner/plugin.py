@@ -38,7 +38,7 @@ from snippet_runner.markdown import extension, page_notebooks
 from snippet_runner.markdown.notebooks import STYLESHEET, adjust_rendered_page, styles_taken_out, to_notebook
 from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
-from snippet_runner.plugins.runner import lazy_jupyter
+from snippet_runner.plugins.runner import lazy_jupyter, page_cache
 from snippet_runner.project import Project, SnippetRunnerConfig
 from snippet_runner.site import report
 
@@ -60,6 +60,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.dirty = False
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last build
         self.served_report: str | None = None  # the execution report's URL under `mkdocs serve`
+        self.shown: dict[str, str] = {}  # src_uri -> digest of what its snippets show, this build
+        self.page_cache: page_cache.PageCache | None = None
         self.notebook_styles: dict[str, None] = {}  # the notebook pages' stylesheets, in order, this build
 
     def on_startup(self, *, command, dirty) -> None:
@@ -95,17 +97,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
         config.watch.append(str(self.project.snippets_dir))
+        _cache_compiled_templates(config.theme, self.project.template_cache_dir)
         return config
-
-    def on_env(self, env, *, config, files):
-        """Material's templates compile to the same Python code on every build: about a fifth of a
-        second of each one, and of each ``mkdocs serve`` rebuild (a rebuild makes a new Jinja
-        environment). Jinja's own bytecode cache keeps the compiled code between builds, keyed by
-        template and checked against its source, so an edited template is compiled again."""
-        folder = self.project.template_cache_dir
-        folder.mkdir(parents=True, exist_ok=True)
-        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
-        return env
 
     def on_files(self, files, *, config):
         self.notebooks = {page: rel for rel, page in self.project.notebook_pages().items()}
@@ -116,6 +109,14 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
+        self.page_cache = None
+        if self.engine.execute:  # showing code only (SNIPPETS_EXECUTE=0) reads the snippets while rendering
+            mode = f"approval={self.engine.approval_mode} serving={self.serving}"
+            key = page_cache.site_key(config, files, mode)
+            self.page_cache = page_cache.PageCache(self.project.page_cache_dir, key)
+            search = config.plugins.get("material/search")
+            if getattr(search, "search_index", None) is not None:
+                self.page_cache.cache_search(search.search_index)
         return files
 
     def on_nav(self, nav, *, config, files):
@@ -125,6 +126,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             return nav
         order = [page.file for page in nav.pages]
         errors = []
+        self.shown = {}
         track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
         digests = {"": _site_wide_digest(config)} if track else {}
         rel = self.project.build_info
@@ -145,8 +147,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                     outcomes = run_all(markdown, name, self.engine).values()
                 else:
                     continue
+                self.shown[file.src_uri] = _digest(outcomes)
                 if track:
-                    digests[file.src_uri] = _digest(outcomes)
+                    digests[file.src_uri] = self.shown[file.src_uri]
             except SetupError as error:
                 raise PluginError(str(error)) from None
             except SnippetError as error:
@@ -204,11 +207,15 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
-        # A notebook has no front matter to carry `search: boost:`, so we set it here, before
-        # Material's search plugin reads page.meta (in on_page_context).
-        if page.file.src_uri in self.notebooks and self.project.notebook_search_boost != 1:
-            page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
-        elif page.file.src_uri.endswith(".md") and find_includes(markdown, page.file.src_uri):
+        if page.file.src_uri in self.notebooks:
+            # A notebook has no front matter to carry `search: boost:`, so we set it here, before
+            # Material's search plugin reads page.meta (in on_page_context).
+            if self.project.notebook_search_boost != 1:
+                page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
+            return markdown
+        if self.page_cache is not None and page.file.src_uri in self.shown and "render" not in vars(page):
+            self.page_cache.cache_render(page, self.shown[page.file.src_uri])  # unless a plugin replaced it
+        if page.file.src_uri.endswith(".md") and find_includes(markdown, page.file.src_uri):
             # the template links these (overrides/main.html); on_post_build writes them
             folder = page_notebooks.FOLDER
             page.meta["examples_notebook"] = f"{folder}/{page_notebooks.notebook_name(page.file.src_uri)}"
@@ -230,6 +237,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             write_atomic(Path(config.site_dir) / STYLESHEET, "\n".join(self.notebook_styles) + "\n")
         log.info(self.engine.summary())
         log.info(draw.STATS.line())
+        if self.page_cache is not None:
+            log.info(self.page_cache.line())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
             path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
@@ -290,6 +299,24 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+
+
+def _cache_compiled_templates(theme, folder: Path) -> None:
+    """Material's templates compile to the same Python code on every build: about a fifth of a
+    second of each one, and of each ``mkdocs serve`` rebuild (a rebuild makes a new Jinja
+    environment), and as much again for the print page, which print-site renders in a Jinja
+    environment of its own. Jinja's bytecode cache keeps the compiled code between builds, keyed by
+    template and checked against its source, so an edited template is compiled again. Every
+    environment the theme makes gets it, whoever asks for one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    make_env = theme.get_env
+
+    def get_env():
+        env = make_env()
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+        return env
+
+    theme.get_env = get_env
 
 
 def _digest(outcomes) -> str:
