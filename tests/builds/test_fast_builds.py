@@ -240,6 +240,9 @@ plugins:
   - search
   - snippet-runner:
       preload: []
+  - print-page-ids
+  - print-site:
+      add_cover_page: false
 """
 
 
@@ -253,6 +256,10 @@ def _counts(log: str) -> str:
     return next(line.split("pages: ", 1)[1] for line in log.splitlines() if "pages: " in line)
 
 
+def _written(folder) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("*.json")}
+
+
 def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(scratch):
     scratch.write("mkdocs.yml", PAGES)
     scratch.write("includes/terms.md", "*[Intro]: the opening words\n")
@@ -261,17 +268,25 @@ def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(s
     assert code == 0, log
     assert _counts(log) == "2 rendered, 0 from the cache; search: 2 indexed, 0 from the cache"
 
+    links = scratch.root / ".cache" / "print-page"  # print-site's rewritten links, a file per page
+    before = _written(links)
+    assert len(before) == 2
+
     scratch.write("docs/other.md", "# Other\n\nSee [the page](index.md#page) again.\n")  # a prose edit
     code, log = scratch.build()
     assert code == 0, log
     assert _counts(log) == "1 rendered, 1 from the cache; search: 1 indexed, 1 from the cache"
     assert "again" in (scratch.root / "site" / "other" / "index.html").read_text()
+    after = _written(links)
+    assert sorted(after) == sorted(before) and len([n for n in after if after[n] != before[n]]) == 1
     partly_cached = _site(scratch)
+    assert "print_page/index.html" in partly_cached
     shutil.rmtree(scratch.root / ".cache" / "pages")
+    shutil.rmtree(links)
     code, log = scratch.build(force=True)
     assert code == 0, log
     assert _counts(log) == "2 rendered, 0 from the cache; search: 2 indexed, 0 from the cache"
-    assert _site(scratch) == partly_cached  # the search index and every page included
+    assert _site(scratch) == partly_cached  # the search index, every page and the print page included
 
     scratch.write("snippets/page/hello.py", "print('hello again')\n")  # what a page's snippet shows
     scratch.write("snippets/page/hello.out", "hello again\n")

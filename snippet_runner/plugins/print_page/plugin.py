@@ -15,6 +15,9 @@ prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. No
 We edit the written file with regular expressions rather than an HTML parser, like print-site
 itself, so the rest of its bytes stay exactly as the plugin wrote them.
 
+Before print-site combines the pages, the plugin puts a cache in front of its rewriting of each
+page's links (``links_cache.py``), so a page that did not change is not rewritten again.
+
 It also asks the browser not to lay the page out until it has read all of it (``<link rel="expect"
 blocking="render">`` on a mark at the end of the body, :func:`render_when_parsed`). A browser lays
 a long page out again and again while it is still reading it, to show the first screen early; for
@@ -35,7 +38,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin, event_priority
+
+from snippet_runner.plugins.print_page.links_cache import remember_fixed_links
 
 log = logging.getLogger("mkdocs.plugins.print_page")
 
@@ -45,9 +52,18 @@ _NAME = re.compile(r'(<a\b[^>]*?\sname=")([^"]+)(")')
 _HREF = re.compile(r'\shref="#([^"]+)"')
 
 
-class PrintPagePlugin(BasePlugin):
+class PrintPageConfig(Config):
+    # print-site's rewritten links, page by page (links_cache.py); relative to mkdocs.yml
+    cache_dir = c.Type(str, default=".cache/print-page")
+
+
+class PrintPagePlugin(BasePlugin[PrintPageConfig]):
     """``print-page-ids`` in mkdocs.yml. Runs after print-site has written the print page, whatever the order of
     the plugins list, because its post-build step has the lowest priority."""
+
+    def on_config(self, config):
+        remember_fixed_links(Path(config.config_file_path).parent / self.config.cache_dir)
+        return config
 
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:
