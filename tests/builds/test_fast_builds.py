@@ -74,6 +74,13 @@ def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     assert "Converting notebook" not in log and "Cache hit" in log
     assert page.read_bytes() == fresh
 
+    # the notebook is written again, and converted again, when what its exercise shows changed
+    scratch.write("snippets/lessons/lesson_1.py", "# %% [markdown]\n# # A lesson\n\n# %%\nprint('lesson two')\n")
+    scratch.write("snippets/lessons/lesson_1.out", "lesson two\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Converting notebook" in log and "lesson two" in page.read_text()
+
 
 def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(scratch):
     assert scratch.build()[0] == 0
@@ -294,6 +301,7 @@ def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(s
     assert code == 0, log
     assert _counts(log) == "1 rendered, 1 from the cache; search: 1 indexed, 1 from the cache"
     assert "hello again" in (scratch.root / "site" / "index.html").read_text()
+    assert "hello again" in (scratch.root / "site" / "downloads" / "index.ipynb").read_text()  # made again too
 
     scratch.write("includes/terms.md", "*[Intro]: the first words\n")  # appended to every page
     code, log = scratch.build()

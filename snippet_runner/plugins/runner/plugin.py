@@ -20,7 +20,9 @@ the outputs) is also given to templates as ``config.extra.build_info``; the PDF'
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import logging
 import os
 from pathlib import Path
@@ -192,18 +194,28 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return in_nav + [file for file in files.documentation_pages() if file.src_uri not in seen]
 
     def on_pre_page(self, page, *, config, files):
-        """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it."""
+        """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it, unless
+        the notebook there was made from what its exercise shows now (its key, beside it)."""
         rel = self.notebooks.get(page.file.src_uri)
-        if rel is not None:
-            try:
-                cache = self.engine.cache
-                drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
-                text = to_notebook(self.engine.run(rel), drawer)
-            except SnippetError as error:
-                raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
-            path = Path(page.file.abs_src_path)
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                write_atomic(path, text)  # a build running at the same time never reads half of it
+        if rel is None:
+            return page
+        path = Path(page.file.abs_src_path)
+        made_from = path.with_name(f"{path.name}.key")
+        key = None
+        if self.page_cache is not None and page.file.src_uri in self.shown:
+            key = hashlib.blake2b(f"{self.page_cache.key}\0{self.shown[page.file.src_uri]}".encode(), digest_size=20)
+            if path.is_file() and made_from.is_file() and made_from.read_text(encoding="utf-8") == key.hexdigest():
+                return page
+        try:
+            cache = self.engine.cache
+            drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
+            text = to_notebook(self.engine.run(rel), drawer)
+        except SnippetError as error:
+            raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            write_atomic(path, text)  # a build running at the same time never reads half of it
+        if key is not None:
+            write_atomic(made_from, key.hexdigest())
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -248,11 +260,31 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self._close()
 
     def _write_downloads(self, config) -> None:
-        """Every page's notebook and the archive (:func:`page_notebooks.for_project`), into the site."""
-        try:
-            notebooks, bundle = page_notebooks.for_project(self.project, config.use_directory_urls)
-        except SnippetError as error:
-            raise PluginError(str(error)) from None
+        """Every page's notebook and the archive (:func:`page_notebooks.for_project`), into the site.
+        They are made from the pages, the snippets and their approved outputs only, so they are
+        kept, by the key of those files, and made again only when one of them changed."""
+        project = self.project
+        assert project is not None  # set in on_config
+        stored = project.cache_dir.parent / "downloads"
+        key = None
+        if self.page_cache is not None:
+            digest = hashlib.blake2b(f"{self.page_cache.key}\0{config.use_directory_urls}\0".encode(), digest_size=20)
+            for folder in (project.docs_dir, project.snippets_dir):
+                hash_files(digest, sorted(p for p in folder.rglob("*") if p.is_file()), project.root)
+            pins = project.root / "requirements.txt"  # the archive's README names the pinned versions
+            hash_files(digest, [pins] if pins.is_file() else [], project.root)
+            key = digest.hexdigest()
+        made = _read_downloads(stored, key)
+        if made is None:
+            try:
+                made = page_notebooks.for_project(project, config.use_directory_urls)
+            except SnippetError as error:
+                raise PluginError(str(error)) from None
+            if key is not None:
+                write_atomic(stored / "archive.zip", made[1])
+                listed = [dataclasses.asdict(notebook) for notebook in made[0]]
+                write_atomic(stored / "notebooks.json", json.dumps({"key": key, "notebooks": listed}))
+        notebooks, bundle = made
         folder = Path(config.site_dir) / page_notebooks.FOLDER
         folder.mkdir(parents=True, exist_ok=True)
         for notebook in notebooks:
@@ -299,6 +331,23 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+
+
+def _read_downloads(stored: Path, key: str | None) -> tuple[list[page_notebooks.PageNotebook], bytes] | None:
+    """The downloads made from the files with ``key``, if they are still kept."""
+    if key is None:
+        return None
+    try:
+        entry = json.loads((stored / "notebooks.json").read_text(encoding="utf-8"))
+        if entry.get("key") != key:
+            return None
+        notebooks = [
+            page_notebooks.PageNotebook(n["page"], n["name"], n["text"], tuple(n["examples"]))
+            for n in entry["notebooks"]
+        ]
+        return notebooks, (stored / "archive.zip").read_bytes()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _cache_compiled_templates(theme, folder: Path) -> None:
