@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snippet_runner.machine import installed_version
-from snippet_runner.markdown.run_lines import find_includes, outside_fences, shown_code
+from snippet_runner.markdown.run_lines import FENCE, LOOKS_LIKE_DIRECTIVE, find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
 
 FOLDER = "downloads"
@@ -92,6 +92,17 @@ def _pinned(root: Path, name: str) -> str:
 
 
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+
+
+def read_of(markdown: str) -> str:
+    """What :func:`build` reads of a page's Markdown: its headings, its fences (which decide what is
+    a heading) and its ``{{ run }}`` lines; its prose cannot change its notebook. For the build's
+    key of the downloads, so that a prose edit does not make them again."""
+    return "\n".join(
+        line
+        for line in markdown.splitlines()
+        if HEADING.match(line) or FENCE.match(line) or LOOKS_LIKE_DIRECTIVE.search(line)
+    )
 
 
 def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:

@@ -263,6 +263,10 @@ def _counts(log: str) -> str:
     return next(line.split("pages: ", 1)[1] for line in log.splitlines() if "pages: " in line)
 
 
+def _downloads(log: str) -> str:
+    return next(line for line in log.splitlines() if "Downloads: " in line)
+
+
 def _written(folder) -> dict[str, tuple[int, int]]:
     return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("*.json")}
 
@@ -286,6 +290,7 @@ def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(s
     assert "again" in (scratch.root / "site" / "other" / "index.html").read_text()
     after = _written(links)
     assert sorted(after) == sorted(before) and len([n for n in after if after[n] != before[n]]) == 1
+    assert _downloads(log).endswith("from the cache")  # the page notebooks hold no prose
     partly_cached = _site(scratch)
     assert "print_page/index.html" in partly_cached
     shutil.rmtree(scratch.root / ".cache" / "pages")
@@ -302,6 +307,12 @@ def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(s
     assert _counts(log) == "1 rendered, 1 from the cache; search: 1 indexed, 1 from the cache"
     assert "hello again" in (scratch.root / "site" / "index.html").read_text()
     assert "hello again" in (scratch.root / "site" / "downloads" / "index.ipynb").read_text()  # made again too
+    assert not _downloads(log).endswith("from the cache")
+
+    scratch.write("docs/index.md", "# Page\n\nIntro.\n\n## Hello, a section\n\n{{ run page/hello.py }}\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert "Hello, a section" in (scratch.root / "site" / "downloads" / "index.ipynb").read_text()  # a heading is in it
 
     scratch.write("includes/terms.md", "*[Intro]: the first words\n")  # appended to every page
     code, log = scratch.build()

@@ -261,20 +261,24 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     def _write_downloads(self, config) -> None:
         """Every page's notebook and the archive (:func:`page_notebooks.for_project`), into the site.
-        They are made from the pages, the snippets and their approved outputs only, so they are
-        kept, by the key of those files, and made again only when one of them changed."""
+        They are made from the pages' headings and includes, the snippets and their approved
+        outputs only, so they are kept by the key of those, and made again only when one changed."""
         project = self.project
         assert project is not None  # set in on_config
         stored = project.cache_dir.parent / "downloads"
         key = None
         if self.page_cache is not None:
             digest = hashlib.blake2b(f"{self.page_cache.key}\0{config.use_directory_urls}\0".encode(), digest_size=20)
-            for folder in (project.docs_dir, project.snippets_dir):
-                hash_files(digest, sorted(p for p in folder.rglob("*") if p.is_file()), project.root)
+            for page in project.pages():  # what a page's notebook is made of: not its prose
+                read = page_notebooks.read_of(page.read_text(encoding="utf-8"))
+                digest.update(f"{page.relative_to(project.root).as_posix()}\0{read}\0".encode())
+            snippets = project.snippets_dir
+            hash_files(digest, sorted(p for p in snippets.rglob("*") if p.is_file()), project.root)
             pins = project.root / "requirements.txt"  # the archive's README names the pinned versions
             hash_files(digest, [pins] if pins.is_file() else [], project.root)
             key = digest.hexdigest()
         made = _read_downloads(stored, key)
+        kept = made is not None
         if made is None:
             try:
                 made = page_notebooks.for_project(project, config.use_directory_urls)
@@ -292,7 +296,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         (folder / page_notebooks.ARCHIVE).write_bytes(bundle)
         log.info(
             f"Downloads: {len(notebooks)} page notebooks ({sum(len(n.text) for n in notebooks) / 1024:.0f} KB),"
-            f" {page_notebooks.ARCHIVE} ({len(bundle) / 1024:.0f} KB)"
+            f" {page_notebooks.ARCHIVE} ({len(bundle) / 1024:.0f} KB){', from the cache' if kept else ''}"
         )
 
     def on_serve(self, server, *, config, builder):
