@@ -74,7 +74,7 @@ def make(
     assert numbers is not None
     infos = [known[key] for key in keys]
     joined = [
-        pdf_join.JoinPart(store / f"{key}.pdf", set(info["stand_ins"]), info["contents"])
+        pdf_join.JoinPart(store / f"{key}.pdf", set(info["stand_ins"]), info["contents"], _cells(info))
         for key, info in zip(keys, infos, strict=True)
         if info is not None
     ]
@@ -133,6 +133,7 @@ def _print_part(browser, part: pdf_parts.Part, key: str, print_page: Path, store
         "stand_ins": printed.stand_ins,
         "contents": printed.contents,
         "metadata": printed.metadata,
+        "cells": pdf_join.table_cells(printed_to),
     }
     os.replace(printed_to, store / f"{key}.pdf")
     write_atomic(store / f"{key}.json", json.dumps(info, indent=1).encode())
@@ -154,6 +155,12 @@ def _numbers(browser, total: int, printing: str, store: Path, epoch: int | None)
         pdf.make_reproducible(printed_to, epoch)
     os.replace(printed_to, path)
     return path
+
+
+def _cells(info: dict) -> list[tuple[int, int]] | None:
+    """The part's table cells, as ``_print_part`` recorded them (None from an older record)."""
+    cells = info.get("cells")
+    return [(int(number), int(generation)) for number, generation in cells] if isinstance(cells, list) else None
 
 
 def _read_info(store: Path, key: str) -> dict | None:

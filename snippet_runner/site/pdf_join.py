@@ -75,6 +75,7 @@ class JoinPart:
     path: Path
     stand_ins: set[str] = field(default_factory=set)  # ids whose anchors in this part are stand-ins
     contents: list[str] = field(default_factory=list)  # the printed contents' targets, if it has them
+    cells: list[tuple[int, int]] | None = None  # its table cells' objects (table_cells), if known
 
 
 def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, str]) -> int:
@@ -99,8 +100,8 @@ def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, st
 
     owners = _owners(sources, parts, offsets)
     renamed, base = [], 0  # each part's header cell ids, numbered on from the parts before
-    for source in sources:
-        renamed.append(_renumber_node_ids(source, base))
+    for part, source in zip(parts, sources, strict=True):
+        renamed.append(_renumber_node_ids(source, base, part.cells))
         base += len(renamed[-1])
     for part, source, offset in zip(parts, sources, offsets, strict=True):
         if part.contents:
@@ -300,10 +301,25 @@ def _shell(document) -> list:
     return []
 
 
-def _renumber_node_ids(source, base: int) -> dict[str, str]:
+def table_cells(path: Path) -> list[tuple[int, int]]:
+    """The object numbers of the table cells (``TH``, ``TD`` structure elements) of the PDF at
+    ``path``: found once, when a part is printed, and kept with it, so that a join of parts from the
+    cache renumbers their ids without looking through every object of every part again."""
+    from pikepdf import Dictionary, Name, Pdf
+
+    with Pdf.open(path) as source:
+        return [
+            element.objgen
+            for element in source.objects
+            if isinstance(element, Dictionary) and element.get(Name.S) in (Name.TH, Name.TD)
+        ]
+
+
+def _renumber_node_ids(source, base: int, cells: list[tuple[int, int]] | None = None) -> dict[str, str]:
     """Add ``base`` to every ``nodeNNNNNNNN`` id of ``source`` (a header cell's /ID, a cell's
-    /Headers), before its objects are copied; returns old -> new for the ids found. One pass over
-    the part's objects, not a walk of its tree: Python's calls per element are what cost here."""
+    /Headers), before its objects are copied; returns old -> new for the ids found. The cells are
+    ``cells`` (from :func:`table_cells`), or else found in one pass over the part's objects, not a
+    walk of its tree: Python's calls per element are what cost here."""
     from pikepdf import Array, Dictionary, Name, String
 
     renamed: dict[str, str] = {}
@@ -316,10 +332,12 @@ def _renumber_node_ids(source, base: int) -> dict[str, str]:
         renamed[str(name)] = value
         return String(value)
 
-    cells = (Name.TH, Name.TD)
-    for element in source.objects:
-        if not isinstance(element, Dictionary) or element.get(Name.S) not in cells:
-            continue
+    kinds = (Name.TH, Name.TD)
+    if cells is None:
+        elements = (e for e in source.objects if isinstance(e, Dictionary) and e.get(Name.S) in kinds)
+    else:
+        elements = (source.get_object(*objgen) for objgen in cells)
+    for element in elements:
         if Name.ID in element:
             element.ID = new(element.ID)
         attributes = element.get(Name.A)

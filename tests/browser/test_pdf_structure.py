@@ -103,3 +103,38 @@ def test_one_document_and_every_link_tied_to_its_element(pdf):
                 untied.append(f"page {number}: {annotation.get_object().get('/Dest')}")
             links += 1
     assert links > 100 and untied == []
+
+
+def test_every_table_cell_names_header_cells_of_its_own_table(pdf):
+    """Chromium numbers the header cells' ids (``nodeNNNNNNNN``) from 1 in each part it prints;
+    the join renumbers them so that they stay unique in the book and each cell's /Headers still
+    names the header cells of its own table, not those of a table in another part."""
+
+    def cells(node, table):
+        node = node.get_object() if isinstance(node, IndirectObject) else node
+        if isinstance(node, DictionaryObject):
+            kind = str(node.get("/S", ""))
+            table = node if kind == "/Table" else table
+            if kind in ("/TH", "/TD"):
+                yield node, table
+            kids = node.get("/K")
+            for kid in kids if isinstance(kids, ArrayObject) else [kids] if kids is not None else []:
+                yield from cells(kid, table)
+        elif isinstance(node, ArrayObject):
+            for kid in node:
+                yield from cells(kid, table)
+
+    found = list(cells(pdf.trailer["/Root"]["/StructTreeRoot"], None))
+    header_ids = [str(cell["/ID"]) for cell, _ in found if "/ID" in cell]
+    assert len(found) > 100 and len(header_ids) > 20, "the chapter's tables were not found in the tree"
+    assert len(header_ids) == len(set(header_ids)), "a header cell id repeats in the book"
+    table_of = {str(cell["/ID"]): id(table) for cell, table in found if "/ID" in cell}
+    wrong = []
+    for cell, table in found:
+        attributes = cell.get("/A")
+        for attribute in attributes if isinstance(attributes, ArrayObject) else [attributes] if attributes else []:
+            attribute = attribute.get_object()
+            for header in attribute.get("/Headers", []):
+                if table_of.get(str(header)) != id(table):
+                    wrong.append(str(header))
+    assert wrong == [], f"cells name header cells outside their table: {wrong[:5]}"
