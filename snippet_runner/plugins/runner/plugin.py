@@ -20,6 +20,7 @@ the outputs) is also given to templates as ``config.extra.build_info``; the PDF'
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import json
@@ -200,12 +201,14 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if rel is None:
             return page
         path = Path(page.file.abs_src_path)
-        made_from = path.with_name(f"{path.name}.key")
+        made_from = path.with_name(f"{path.name}.key")  # the key, and the hash of the notebook made from it
         key = None
         if self.page_cache is not None and page.file.src_uri in self.shown:
             key = hashlib.blake2b(f"{self.page_cache.key}\0{self.shown[page.file.src_uri]}".encode(), digest_size=20)
-            if path.is_file() and made_from.is_file() and made_from.read_text(encoding="utf-8") == key.hexdigest():
-                return page
+            if made_from.is_file() and path.is_file():
+                made = hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
+                if made_from.read_text(encoding="utf-8") == f"{key.hexdigest()} {made}":
+                    return page  # (another build that wrote the notebook since wrote another key)
         try:
             cache = self.engine.cache
             drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
@@ -215,7 +218,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             write_atomic(path, text)  # a build running at the same time never reads half of it
         if key is not None:
-            write_atomic(made_from, key.hexdigest())
+            write_atomic(made_from, f"{key.hexdigest()} {hashlib.blake2b(text.encode(), digest_size=20).hexdigest()}")
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -284,10 +287,12 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 made = page_notebooks.for_project(project, config.use_directory_urls)
             except SnippetError as error:
                 raise PluginError(str(error)) from None
-            if key is not None:
-                write_atomic(stored / "archive.zip", made[1])
+            if key is not None:  # one file, so that two builds at once cannot mix theirs
                 listed = [dataclasses.asdict(notebook) for notebook in made[0]]
-                write_atomic(stored / "notebooks.json", json.dumps({"key": key, "notebooks": listed}))
+                archive = base64.b64encode(made[1]).decode()
+                write_atomic(
+                    stored / "downloads.json", json.dumps({"key": key, "notebooks": listed, "archive": archive})
+                )
         notebooks, bundle = made
         folder = Path(config.site_dir) / page_notebooks.FOLDER
         folder.mkdir(parents=True, exist_ok=True)
@@ -342,14 +347,14 @@ def _read_downloads(stored: Path, key: str | None) -> tuple[list[page_notebooks.
     if key is None:
         return None
     try:
-        entry = json.loads((stored / "notebooks.json").read_text(encoding="utf-8"))
+        entry = json.loads((stored / "downloads.json").read_text(encoding="utf-8"))
         if entry.get("key") != key:
             return None
         notebooks = [
             page_notebooks.PageNotebook(n["page"], n["name"], n["text"], tuple(n["examples"]))
             for n in entry["notebooks"]
         ]
-        return notebooks, (stored / "archive.zip").read_bytes()
+        return notebooks, base64.b64decode(entry["archive"], validate=True)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
