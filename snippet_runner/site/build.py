@@ -81,7 +81,7 @@ def build(
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     staging, code, why = None, 1, "failed"
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.staging-", dir=site_dir.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.STAGING}", dir=site_dir.parent))
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
@@ -239,7 +239,7 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
 def _swap(staging: Path, site_dir: Path) -> None:
     retired = None
     if site_dir.exists():
-        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}.retired-", dir=site_dir.parent))
+        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
         retired.rmdir()
         site_dir.rename(retired)
     staging.rename(site_dir)

@@ -46,6 +46,13 @@ from snippet_runner.files import write_atomic
 SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
 ENVIRONMENT = ("SNIPPETS_", "SOURCE_DATE_EPOCH", chromium.ENV_VAR)
 RECORDS = Path(".cache") / "site-builds"  # under the project: one record per site folder
+STAGING, RETIRED = ".staging-", ".retired-"  # build.py's folders beside the site: <site>.staging-<random>
+
+
+def site_of(folder: Path) -> Path:
+    """The site folder that ``folder`` is being built for: itself, or the site its staging folder
+    will replace (a plugin sees the staging folder as its site_dir)."""
+    return folder.with_name(folder.name.split(STAGING)[0]) if STAGING in folder.name else folder
 
 
 def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
@@ -100,7 +107,7 @@ def _record_path(project: Path, site_dir: Path) -> Path:
 
 def _project_files(project: Path, site_dir: Path) -> list[Path]:
     site = site_dir.resolve()
-    outputs = (f"{site.name}.staging-", f"{site.name}.retired-")
+    outputs = (f"{site.name}{STAGING}", f"{site.name}{RETIRED}")
     lock = f".{site.name}.lock"  # site.py's, beside the site folder
     found = []
     for folder, dirs, files in os.walk(project):

@@ -74,6 +74,14 @@ def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     assert "Converting notebook" not in log and "Cache hit" in log
     assert page.read_bytes() == fresh
 
+    # a notebook that something else wrote since (another build) is not taken for this build's
+    generated = scratch.root / ".cache" / "notebooks" / "lessons" / "lesson_1.ipynb"
+    generated.write_text(generated.read_text().replace('"lesson\\n"', '"written by another build\\n"'))
+    assert "written by another build" in generated.read_text()
+    code, log = scratch.build(force=True)
+    assert code == 0, log
+    assert page.read_bytes() == fresh
+
     # the notebook is written again, and converted again, when what its exercise shows changed
     scratch.write("snippets/lessons/lesson_1.py", "# %% [markdown]\n# # A lesson\n\n# %%\nprint('lesson two')\n")
     scratch.write("snippets/lessons/lesson_1.out", "lesson two\n")
@@ -329,3 +337,17 @@ def test_a_page_whose_render_warned_is_rendered_and_fails_the_build_again(scratc
     for force in (False, True):
         code, log = scratch.build(force=force)
         assert code != 0 and "gone.md" in log, log
+
+
+def test_the_render_key_holds_across_builds_when_any_project_file_may_be_included(scratch):
+    """pymdownx.snippets' default base path is the project itself: every file of it is an input of
+    a render, but the site, its staging folder and the caches, which every build rewrites, are not."""
+    scratch.write("mkdocs.yml", MINIMAL_CONFIG + "markdown_extensions:\n  - pymdownx.snippets\n")
+    assert scratch.build()[0] == 0
+    code, log = scratch.build(force=True)
+    assert code == 0, log
+    assert _counts(log).startswith("0 rendered, 1 from the cache")
+    scratch.write("shared/note.txt", "a file a page could include\n")
+    code, log = scratch.build(force=True)
+    assert code == 0, log
+    assert _counts(log).startswith("1 rendered, 0 from the cache")

@@ -50,15 +50,14 @@ def site_key(config, files, extra: str) -> str:
     drift = config.plugins.get("snippet-drift")
     if drift is not None:
         folders.append(root / drift.config.records_dir)
-    snippets = config.mdx_configs.get("pymdownx.snippets") or {}
-    base = snippets.get("base_path", ["."])
-    folders += [root / path for path in ([base] if isinstance(base, str) else base)]
+    if "pymdownx.snippets" in config.markdown_extensions:  # what it may include, its default "." too
+        base = (config.mdx_configs.get("pymdownx.snippets") or {}).get("base_path", ["."])
+        folders += [root / path for path in ([base] if isinstance(base, str) else base)]
     folders.append(Path(snippet_runner.__file__).parent)
     digest.update(Path(config.config_file_path).read_bytes())
     for folder in folders:
-        if folder.is_dir():
-            paths = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-            hash_files(digest, paths, folder)
+        if folder.is_dir():  # without the caches, the site and its staging folders, which change every build
+            hash_files(digest, skip._project_files(folder, skip.site_of(Path(config.site_dir))), folder)
     for name in skip._distributions():
         digest.update(name.encode() + b"\0")
     for name in sorted(os.environ):
