@@ -39,6 +39,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from snippet_runner.files import hash_files
 from snippet_runner.machine import installed_version
 from snippet_runner.markdown.run_lines import FENCE, LOOKS_LIKE_DIRECTIVE, find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
@@ -94,15 +95,22 @@ def _pinned(root: Path, name: str) -> str:
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
-def read_of(markdown: str) -> str:
-    """What :func:`build` reads of a page's Markdown: its headings, its fences (which decide what is
-    a heading) and its ``{{ run }}`` lines; its prose cannot change its notebook. For the build's
-    key of the downloads, so that a prose edit does not make them again."""
-    return "\n".join(
-        line
-        for line in markdown.splitlines()
-        if HEADING.match(line) or FENCE.match(line) or LOOKS_LIKE_DIRECTIVE.search(line)
-    )
+def inputs_key(project, directory_urls: bool = False) -> str:
+    """The key of what :func:`for_project` reads: of each page, its headings, its fences (which
+    decide what is a heading) and its ``{{ run }}`` lines, not its prose; every snippet and approved
+    output; the pins. A prose edit leaves it as it was, so the build keeps the downloads it made."""
+    digest = hashlib.blake2b(f"{directory_urls}\0".encode(), digest_size=20)
+    for path in project.pages():
+        read = "\n".join(
+            line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if HEADING.match(line) or FENCE.match(line) or LOOKS_LIKE_DIRECTIVE.search(line)
+        )
+        digest.update(f"{path.relative_to(project.root).as_posix()}\0{read}\0".encode())
+    snippets = sorted(p for p in project.snippets_dir.rglob("*") if p.is_file())
+    pins = project.root / "requirements.txt"  # the archive's README names the pinned versions
+    hash_files(digest, [*snippets, *([pins] if pins.is_file() else [])], project.root)
+    return digest.hexdigest()
 
 
 def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:

@@ -58,12 +58,12 @@ def site_of(folder: Path) -> Path:
 def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
     """The key of everything a build of ``project`` into ``site_dir`` reads."""
     digest = hashlib.blake2b(digest_size=20)
-    for path in _project_files(project, site_dir):
+    for path in project_files(project, site_dir):
         digest.update(path.relative_to(project).as_posix().encode() + b"\0")
         with open(path, "rb") as source:
             digest.update(hashlib.file_digest(source, "blake2b").digest())
     digest.update(sys.version.encode())
-    for name in _distributions():
+    for name in distributions():
         digest.update(name.encode() + b"\0")
     browser = chromium.find()
     digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
@@ -105,7 +105,7 @@ def _record_path(project: Path, site_dir: Path) -> Path:
     return project / RECORDS / f"{site_dir.name}-{name}.json"
 
 
-def _project_files(project: Path, site_dir: Path) -> list[Path]:
+def project_files(project: Path, site_dir: Path) -> list[Path]:
     site = site_dir.resolve()
     outputs = (f"{site.name}{STAGING}", f"{site.name}{RETIRED}")
     lock = f".{site.name}.lock"  # site.py's, beside the site folder
@@ -134,7 +134,7 @@ def _files(site_dir: Path) -> dict[str, list[int]]:
     return dict(sorted(out.items()))
 
 
-def _distributions() -> list[str]:
+def distributions() -> list[str]:
     names: set[str] = set()
     for entry in sys.path:
         try:

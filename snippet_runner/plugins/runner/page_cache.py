@@ -42,23 +42,33 @@ from snippet_runner.site import skip
 VERSION = "1"  # of the files' layout: a change makes every old entry a miss
 
 
-def site_key(config, files, extra: str) -> str:
-    """The key of every input a page's render reads beyond its own Markdown and snippets."""
-    digest = hashlib.blake2b(f"{VERSION}\0{extra}\0{sys.version}\0".encode(), digest_size=20)
+def site_wide_digest(config) -> str:
+    """What every page shows beyond its own source: the settings, the theme's overrides, and the
+    drift records behind each page's "which PyTorch" line (also what ``mkdocs serve`` compares to
+    decide that every page must be rendered again)."""
+    digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
     root = Path(config.config_file_path).parent
-    folders = [Path(config.theme.custom_dir)] if config.theme.custom_dir else []
     drift = config.plugins.get("snippet-drift")
-    if drift is not None:
-        folders.append(root / drift.config.records_dir)
+    for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
+        if folder and Path(folder).is_dir():
+            hash_files(digest, sorted(p for p in Path(folder).rglob("*") if p.is_file()), Path(folder))
+    return digest.hexdigest()
+
+
+def site_key(config, files, extra: str, site_wide: str) -> str:
+    """The key of every input a page's render reads beyond its own Markdown and snippets;
+    ``site_wide`` is :func:`site_wide_digest`."""
+    digest = hashlib.blake2b(f"{VERSION}\0{extra}\0{sys.version}\0{site_wide}\0".encode(), digest_size=20)
+    root = Path(config.config_file_path).parent
+    folders = []
     if "pymdownx.snippets" in config.markdown_extensions:  # what it may include, its default "." too
         base = (config.mdx_configs.get("pymdownx.snippets") or {}).get("base_path", ["."])
         folders += [root / path for path in ([base] if isinstance(base, str) else base)]
     folders.append(Path(snippet_runner.__file__).parent)
-    digest.update(Path(config.config_file_path).read_bytes())
     for folder in folders:
         if folder.is_dir():  # without the caches, the site and its staging folders, which change every build
-            hash_files(digest, skip._project_files(folder, skip.site_of(Path(config.site_dir))), folder)
-    for name in skip._distributions():
+            hash_files(digest, skip.project_files(folder, skip.site_of(Path(config.site_dir))), folder)
+    for name in skip.distributions():
         digest.update(name.encode() + b"\0")
     for name in sorted(os.environ):
         if name.startswith("SNIPPETS_"):  # the build's date (SOURCE_DATE_EPOCH) is no input of a render
@@ -103,11 +113,8 @@ class PageCache:
             page._title_from_render = entry["title"]
             page.present_anchor_ids = set(entry["anchors"])
             if entry["links"] is not None:
-                page.links_to_anchors = {
-                    files.get_file_from_path(src): links
-                    for src, links in entry["links"].items()
-                    if files.get_file_from_path(src) is not None
-                }
+                targets = {src: files.get_file_from_path(src) for src in entry["links"]}
+                page.links_to_anchors = {targets[src]: links for src, links in entry["links"].items() if targets[src]}
             self.reused += 1
             return
         with _Logged() as logged:

@@ -36,7 +36,7 @@ from mkdocs.utils.meta import get_data
 
 from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SetupError, SnippetError
-from snippet_runner.files import hash_files, write_atomic
+from snippet_runner.files import write_atomic
 from snippet_runner.markdown import extension, page_notebooks
 from snippet_runner.markdown.notebooks import STYLESHEET, adjust_rendered_page, styles_taken_out, to_notebook
 from snippet_runner.markdown.run_lines import combined, find_includes, run_all
@@ -65,6 +65,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.served_report: str | None = None  # the execution report's URL under `mkdocs serve`
         self.shown: dict[str, str] = {}  # src_uri -> digest of what its snippets show, this build
         self.page_cache: page_cache.PageCache | None = None
+        self.site_wide = ""  # page_cache.site_wide_digest of this build
         self.notebook_styles: dict[str, None] = {}  # the notebook pages' stylesheets, in order, this build
 
     def on_startup(self, *, command, dirty) -> None:
@@ -113,9 +114,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         self.page_cache = None
+        self.site_wide = page_cache.site_wide_digest(config)
         if self.engine.execute:  # showing code only (SNIPPETS_EXECUTE=0) reads the snippets while rendering
             mode = f"approval={self.engine.approval_mode} serving={self.serving}"
-            key = page_cache.site_key(config, files, mode)
+            key = page_cache.site_key(config, files, mode, self.site_wide)
             self.page_cache = page_cache.PageCache(self.project.page_cache_dir, key)
             search = config.plugins.get("material/search")
             if getattr(search, "search_index", None) is not None:
@@ -131,7 +133,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         errors = []
         self.shown = {}
         track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
-        digests = {"": _site_wide_digest(config)} if track else {}
+        digests = {"": self.site_wide} if track else {}
         rel = self.project.build_info
         if rel:
             try:
@@ -271,15 +273,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         stored = project.cache_dir.parent / "downloads"
         key = None
         if self.page_cache is not None:
-            digest = hashlib.blake2b(f"{self.page_cache.key}\0{config.use_directory_urls}\0".encode(), digest_size=20)
-            for page in project.pages():  # what a page's notebook is made of: not its prose
-                read = page_notebooks.read_of(page.read_text(encoding="utf-8"))
-                digest.update(f"{page.relative_to(project.root).as_posix()}\0{read}\0".encode())
-            snippets = project.snippets_dir
-            hash_files(digest, sorted(p for p in snippets.rglob("*") if p.is_file()), project.root)
-            pins = project.root / "requirements.txt"  # the archive's README names the pinned versions
-            hash_files(digest, [pins] if pins.is_file() else [], project.root)
-            key = digest.hexdigest()
+            made_of = page_notebooks.inputs_key(project, config.use_directory_urls)
+            key = hashlib.blake2b(f"{self.page_cache.key}\0{made_of}".encode(), digest_size=20).hexdigest()
         made = _read_downloads(stored, key)
         kept = made is not None
         if made is None:
@@ -381,18 +376,6 @@ def _digest(outcomes) -> str:
     """What a page's snippets show: code, outputs, raised error, verdict, pictures."""
     shown = [(o.snippet.source, o.outputs, o.error, o.verdict, o.pictures) for o in outcomes]
     return hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
-
-
-def _site_wide_digest(config) -> str:
-    """What every page shows beyond its own source: the settings, the theme's overrides, and the
-    drift records behind each page's "which PyTorch" line."""
-    digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
-    root = Path(config.config_file_path).parent
-    drift = config.plugins.get("snippet-drift")
-    for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
-        if folder and Path(folder).is_dir():
-            hash_files(digest, sorted(p for p in Path(folder).rglob("*") if p.is_file()), Path(folder))
-    return digest.hexdigest()
 
 
 def _tracked_dirty_build(record: logging.LogRecord) -> bool:
