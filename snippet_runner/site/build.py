@@ -19,6 +19,7 @@ With nothing changed since the build that made the ``site/`` in place, no build 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import filecmp
 import os
@@ -38,6 +39,7 @@ from snippet_runner.errors import SnippetError
 
 if TYPE_CHECKING:
     from snippet_runner.project import Project
+    from snippet_runner.site import pdf_process
 
 
 def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force: bool = False) -> int:
@@ -89,9 +91,11 @@ def build(
             epoch = source_date_epoch(config.resolve().parent)
         if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
-        code = _mkdocs_build(config, staging)
-        if code == 0 and not _interrupted:
-            code = _print_pdf(staging, site_dir.name, project, epoch)
+        # The PDF's process starts now, beside MkDocs, and is ready when the print page is written.
+        with _pdf_process(project) as printer:
+            code = _mkdocs_build(config, staging)
+            if code == 0 and not _interrupted:
+                code = _print_pdf(staging, site_dir.name, project, epoch, printer)
         if _interrupted:
             raise KeyboardInterrupt
     except (KeyboardInterrupt, click.exceptions.Abort):
@@ -159,7 +163,22 @@ def source_date_epoch(project: Path) -> int | None:
         return None
 
 
-def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None = None) -> int:
+def _pdf_process(project: Project | None) -> contextlib.AbstractContextManager[pdf_process.PdfProcess | None]:
+    """The PDF process (``pdf_process.py``), for a project with a PDF where there is a Chromium."""
+    if project is None or project.pdf is None or chromium.find() is None:
+        return contextlib.nullcontext()
+    from snippet_runner.site import pdf_process
+
+    return pdf_process.PdfProcess()
+
+
+def _print_pdf(
+    staging: Path,
+    shown_as: str,
+    project: Project,
+    epoch: int | None = None,
+    printer: pdf_process.PdfProcess | None = None,
+) -> int:
     target = project.pdf
     if target is None:
         return 0
@@ -172,7 +191,7 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
             file=sys.stderr,
         )
         return 0
-    from snippet_runner.site import pdf_book  # imports Playwright, only needed here
+    from snippet_runner.site import pdf_book, pdf_process  # only needed here
 
     # print_page.html, or print_page/index.html if directory URLs are on
     print_page = next((p for p in (staging / f"{basename}.html", staging / basename / "index.html") if p.is_file()), None)
@@ -187,8 +206,12 @@ def _print_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None
             f" {project.shown_path(project.pdf_cache_dir)}/{key[:12]}….pdf for {shown_as}/{pdf_rel}"
         )
         return 0
+    arguments = (print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch, printing)
     try:
-        book = pdf_book.make(print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch, printing)
+        book = pdf_book.make(*arguments) if printer is None else printer.make(*arguments)
+    except pdf_process.PrintFailed as error:  # already "Kind: message"
+        print(f"\nPDF failed: {error}", file=sys.stderr)
+        return 1
     except Exception as error:  # Playwright, Chromium, rendering or the join: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1

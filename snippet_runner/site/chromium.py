@@ -21,8 +21,8 @@ import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING
 from pathlib import Path
 
@@ -49,6 +49,9 @@ FLAGS = (
     "--disable-sync",
     "--disable-dev-shm-usage",
 )
+
+
+Launch = Callable[[], AbstractContextManager["Browser"]]  # what gives a browser: launch, or one launched before
 
 
 class ChromiumNotFound(RuntimeError):

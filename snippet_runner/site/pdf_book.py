@@ -47,9 +47,11 @@ def make(
     binary: str,
     epoch: int | None,
     printing: str | None = None,
+    launch: chromium.Launch = chromium.launch,
 ) -> Book:
     """Write the PDF of ``print_page`` (in ``site``) to ``pdf_path``, printing only the parts not in
-    ``cache_dir``; ``printing`` is ``pdf_cache.printing_key``, if the caller has it already."""
+    ``cache_dir``; ``printing`` is ``pdf_cache.printing_key``, if the caller has it already, and
+    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built)."""
     started = time.perf_counter()
     parts = pdf_parts.split(print_page.read_text(encoding="utf-8"))
     if parts is None:
@@ -63,13 +65,13 @@ def make(
     missing = [(part, key) for part, key in zip(parts, keys, strict=True) if known[key] is None]
     book = Book(pdf_path, 0, 0, 0.0, [part.name for part, _ in missing])
     book.reused = [part.name for part, key in zip(parts, keys, strict=True) if known[key] is not None]
-    with chromium.launch() if missing else contextlib.nullcontext() as browser:
+    with launch() if missing else contextlib.nullcontext() as browser:
         for part, key in missing:
             known[key] = _print_part(browser, part, key, print_page, store, epoch)
         total = sum(info["pages"] for info in known.values() if info is not None)
         numbers = _numbers(browser, total, printing, store, epoch)
     if numbers is None:  # every part was cached, but not the footers for this count: print those alone
-        with chromium.launch() as browser:
+        with launch() as browser:
             numbers = _numbers(browser, total, printing, store, epoch)
     assert numbers is not None
     infos = [known[key] for key in keys]
@@ -82,7 +84,9 @@ def make(
     try:
         book.pages = pdf_join.join(joined, numbers, pdf_path, metadata)
     except pdf_join.ContentsNotNumbered as unwritten:
-        book.pages = _join_with_contents_printed_numbered(parts, joined, unwritten.numbers, print_page, numbers, pdf_path, metadata, epoch)
+        book.pages = _join_with_contents_printed_numbered(
+            parts, joined, unwritten.numbers, print_page, numbers, pdf_path, metadata, epoch, launch
+        )
         book.printed.append(f"{pdf_parts.CONTENTS} (numbered in the page)")
     _forget_old(store, keep=len(parts) * KEEP_BUILDS + KEEP_BUILDS)
     book.bytes = pdf_path.stat().st_size
@@ -99,6 +103,7 @@ def _join_with_contents_printed_numbered(
     pdf_path: Path,
     metadata: dict[str, str],
     epoch: int | None,
+    launch: chromium.Launch,
 ) -> int:
     """The old way, kept for when the numbers cannot be written into the printed contents: print
     the contents part again with its numbers in the page (their boxes have a fixed width, so the
@@ -108,7 +113,7 @@ def _join_with_contents_printed_numbered(
     printed_to = pdf_path.with_name(f".{pdf_path.stem}.contents-numbered.pdf")
     try:
         page.write_text(parts[index].html, encoding="utf-8")
-        with chromium.launch() as browser:
+        with launch() as browser:
             pdf.print_part(browser, page, printed_to, epoch, numbers=contents)
         replaced = [*joined[:index], pdf_join.JoinPart(printed_to, joined[index].stand_ins), *joined[index + 1 :]]
         return pdf_join.join(replaced, numbers, pdf_path, metadata)

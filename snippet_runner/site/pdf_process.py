@@ -1,0 +1,172 @@
+"""The PDF step in a process of its own, started with the build, so that it is ready to print when
+MkDocs has written the print page.
+
+A prose edit reprints one part of the PDF (``pdf_book.py``), and a quarter of that step went into
+getting ready: importing Playwright, pikepdf and pypdf (0.6 s on this machine), starting
+Playwright's driver (0.6 s) and Chromium (0.1 s). None of it needs the site, so it runs beside
+MkDocs' single-threaded build, on the other core. A process rather than a thread: Playwright's
+synchronous API belongs to the thread that started it, and the imports and the driver's messages
+would hold the interpreter lock that MkDocs needs (tried: the build's MkDocs part took 0.3 s longer
+with the browser launched from a thread).
+
+The build hands the process one job, ``make``: the arguments of ``pdf_book.make``, as one line of
+JSON on its stdin; the answer (the book, or the error's kind and message) comes back as one line on
+a pipe of its own, so nothing a library prints can be taken for it. A browser that failed to
+launch fails only a job that needs it: a PDF whose parts all come from the cache needs none.
+
+Stopping: the process ends when its stdin closes (``close``; the build's end, or the build's own
+death), and takes SIGTERM and SIGINT (Ctrl-C reaches the whole process group) like the build does,
+as an interruption that still closes the browser, so Playwright removes its temporary profile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from snippet_runner.site import pdf_book
+
+CLOSE_WAIT = 10  # seconds a job under way gets to end once the build stops it, before SIGTERM
+
+
+class PrintFailed(RuntimeError):
+    """What the PDF process raised, carried back: ``kind`` is the exception's class name."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.args[0]}"
+
+
+class PdfProcess:
+    """The PDF process, started now; ``make`` hands it the book to make and waits for it."""
+
+    def __init__(self, python: str = sys.executable):
+        replies, reply_end = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                [python, "-m", "snippet_runner.site.pdf_process", str(reply_end)],
+                stdin=subprocess.PIPE,
+                pass_fds=(reply_end,),
+                text=True,
+            )
+        finally:
+            os.close(reply_end)
+        self._replies = os.fdopen(replies, encoding="utf-8")
+
+    def make(
+        self, print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: str, epoch: int | None, printing: str
+    ) -> pdf_book.Book:
+        """``pdf_book.make`` with these arguments, in the PDF process."""
+        job = {"print_page": print_page, "site": site, "pdf_path": pdf_path, "cache_dir": cache_dir}
+        assert self._process.stdin is not None
+        self._process.stdin.write(
+            json.dumps({**{k: str(v) for k, v in job.items()}, "binary": binary, "epoch": epoch, "printing": printing})
+            + "\n"
+        )
+        self._process.stdin.flush()
+        while True:
+            line = self._replies.readline()
+            if not line:
+                raise PrintFailed("RuntimeError", f"the PDF process ended (exit code {self._process.wait()})")
+            reply = json.loads(line)
+            if "book" in reply:
+                return pdf_book.Book(**{**reply["book"], "path": Path(reply["book"]["path"])})
+            if "error" in reply:
+                raise PrintFailed(*reply["error"])
+
+    def wait_ready(self) -> bool:
+        """Until the process has imported what it needs and tried to launch its browser; whether it did."""
+        line = self._replies.readline()
+        return bool(line) and json.loads(line).get("ready", False)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def close(self, timeout: float | None = None) -> None:
+        """End the process: after the job under way, if any (at most ``timeout`` seconds, then it is
+        interrupted, which still closes its browser)."""
+        if self._process.stdin is not None and not self._process.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self._process.stdin.close()
+        try:
+            self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._process.terminate()
+            try:
+                self._process.wait(CLOSE_WAIT)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._replies.close()
+
+    def __enter__(self) -> PdfProcess:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.close(CLOSE_WAIT if kind is not None else None)
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _serve(replies) -> None:
+    import pikepdf  # noqa: F401 (imported now, while the build has no use for this core)
+    import pypdf  # noqa: F401
+
+    from snippet_runner.site import chromium
+
+    with contextlib.ExitStack() as stack:
+        try:
+            browser = stack.enter_context(chromium.launch())
+            failure: Exception | None = None
+        except Exception as error:  # kept for the job that needs the browser
+            browser, failure = None, error
+
+        @contextlib.contextmanager
+        def launched():
+            if failure is not None:
+                raise failure
+            yield browser
+
+        def reply(**message) -> None:
+            replies.write(json.dumps(message) + "\n")
+            replies.flush()
+
+        reply(ready=failure is None)
+        for line in sys.stdin:
+            job = json.loads(line)
+            paths = {name: Path(job[name]) for name in ("print_page", "site", "pdf_path", "cache_dir")}
+            try:
+                book = pdf_book.make(
+                    **paths, binary=job["binary"], epoch=job["epoch"], printing=job["printing"], launch=launched
+                )
+            except Exception as error:  # Playwright, Chromium, rendering or the join: the build reports it
+                reply(error=[type(error).__name__, str(error)])
+            else:
+                reply(book={**asdict(book), "path": str(book.path)})
+
+
+def main() -> int:
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupted)
+    try:
+        with os.fdopen(int(sys.argv[1]), "w", encoding="utf-8") as replies:
+            _serve(replies)
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
