@@ -186,3 +186,4 @@ def _forget_old(store: Path, keep: int) -> None:
     for old in files[keep:]:
         old.unlink(missing_ok=True)
         old.with_suffix(".json").unlink(missing_ok=True)
+        pdf_join.numbered_path(old).unlink(missing_ok=True)

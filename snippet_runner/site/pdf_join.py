@@ -49,11 +49,14 @@ part alone (a few sheets), before the join.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snippet_runner.files import write_atomic
 from snippet_runner.site import pdf as printer
 
 _NODE_ID = re.compile(r"^node(\d{8})$")
@@ -189,20 +192,40 @@ def _owners(sources, parts: list[JoinPart], offsets: list[int]) -> dict:
 
 def _number_the_contents(part: JoinPart, source, numbers: list[int | None]) -> None:
     """Write each contents entry's page over its placeholder, in the contents part's sheets
-    (``pdf._write_numbers_into_pdf``, which reads the part with pypdf)."""
-    from pypdf import PdfReader
+    (``pdf._write_numbers_into_pdf``, which reads the part with pypdf). The streams written are
+    kept beside the part (``numbered_path``) with the numbers they hold: a prose edit that moves
+    no page gives the same numbers, and the part is not read again."""
+    kept = _kept_numbering(part, numbers)
+    if kept is None:
+        from pypdf import PdfReader
 
-    streams = printer._write_numbers_into_pdf(
-        PdfReader(part.path), numbers, printer.placeholders(len(numbers))
-    )
-    if streams is None:
-        raise ContentsNotNumbered(
-            {target: n for target, n in zip(part.contents, numbers, strict=True) if n is not None}
-        )
+        written = printer._write_numbers_into_pdf(PdfReader(part.path), numbers, printer.placeholders(len(numbers)))
+        if written is None:
+            raise ContentsNotNumbered(
+                {target: n for target, n in zip(part.contents, numbers, strict=True) if n is not None}
+            )
+        kept = {number: stream.get_data() for number, stream in written.items()}
+        record = {"numbers": numbers, "streams": {str(k): base64.b64encode(v).decode() for k, v in kept.items()}}
+        write_atomic(numbered_path(part.path), json.dumps(record).encode())
     for page in source.pages:
         contents = page.obj.Contents
-        if contents.objgen[0] in streams:
-            contents.write(streams[contents.objgen[0]].get_data())
+        if contents.objgen[0] in kept:
+            contents.write(kept[contents.objgen[0]])
+
+
+def numbered_path(part_pdf: Path) -> Path:
+    """Where the contents part's numbered streams are kept: beside the part, under its key."""
+    return part_pdf.with_suffix(".numbered.json")
+
+
+def _kept_numbering(part: JoinPart, numbers: list[int | None]) -> dict[int, bytes] | None:
+    try:
+        record = json.loads(numbered_path(part.path).read_text())
+        if record["numbers"] != numbers:
+            return None
+        return {int(k): base64.b64decode(v) for k, v in record["streams"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _join_outlines(sources, book) -> None:

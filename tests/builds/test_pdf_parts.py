@@ -117,8 +117,16 @@ def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch
     contents = [int(n) for n in after["contents"]]
     assert after["destinations"]["end"] in contents and after["destinations"]["section-2"] in contents
 
+    # The contents' numbered streams are kept beside the part: the same numbers again are not
+    # written again (here, writing them would refuse), and the book is the same.
+    printed, _ = print_book(scratch, tmp_path / "kept.pdf", tmp_path / "empty-cache", refuse_numbers=True)
+    assert printed == [] and (tmp_path / "kept.pdf").read_bytes() == pdf.read_bytes()
+
     # Where the numbers cannot be written into the printed contents, the contents part is printed
     # again with them in the page, and reads the same.
+    kept = list((tmp_path / "empty-cache" / "parts").glob("*.numbered.json"))
+    assert len(kept) == 1, kept
+    kept[0].unlink()
     printed, _ = print_book(scratch, tmp_path / "again.pdf", tmp_path / "empty-cache", refuse_numbers=True)
     assert printed == ["contents (numbered in the page)"]
     assert summary(tmp_path / "again.pdf") == after
@@ -186,3 +194,20 @@ def test_each_part_is_the_print_page_with_only_its_sections_and_every_style_in_o
 @pytest.mark.parametrize("page", ["<html><body>no print-site page</body></html>", PRINT_PAGE.replace(' id="end"', "")])
 def test_a_page_not_laid_out_as_print_site_does_is_printed_whole(page):
     assert pdf_parts.split(page) is None
+
+
+def test_the_contents_numbering_kept_beside_the_part_serves_only_the_same_numbers(tmp_path):
+    """pdf_join keeps the contents' numbered streams beside the part; a join that needs other numbers
+    (a page moved) must not take them."""
+    import base64
+    import json
+
+    from snippet_runner.site import pdf_join
+
+    part = pdf_join.JoinPart(tmp_path / "key.pdf", contents=["a", "b"])
+    record = {"numbers": [3, None], "streams": {"7": base64.b64encode(b"BT (3) Tj ET").decode()}}
+    pdf_join.numbered_path(part.path).write_text(json.dumps(record))
+    assert pdf_join._kept_numbering(part, [3, None]) == {7: b"BT (3) Tj ET"}
+    assert pdf_join._kept_numbering(part, [4, None]) is None
+    pdf_join.numbered_path(part.path).write_text("{not json")
+    assert pdf_join._kept_numbering(part, [3, None]) is None
