@@ -299,7 +299,7 @@ def print_part(
     page numbers (the join writes them, ``pdf_join.py``) and with the contents' numbers left as
     placeholders (the join writes them too), unless ``numbers`` gives them; every id outside the
     part that it links to gets an empty anchor, so that Chromium keeps the link."""
-    from pypdf import PdfReader
+    import pikepdf  # counts the sheets in a fraction of the time pypdf takes to parse the page tree
 
     laps = Laps() if laps is None else laps
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
@@ -317,7 +317,9 @@ def print_part(
     if epoch is not None:
         make_reproducible(pdf_path, epoch)
     laps.lap("print")
-    return PartPrinted(len(PdfReader(pdf_path).pages), stand_ins, targets if numbers is None else [], metadata)
+    with pikepdf.open(pdf_path) as printed:
+        sheets = len(printed.pages)
+    return PartPrinted(sheets, stand_ins, targets if numbers is None else [], metadata)
 
 
 def print_page_numbers(browser, count: int, pdf_path: Path) -> None:
