@@ -68,20 +68,25 @@ class PdfProcess:
         """``pdf_book.make`` with these arguments, in the PDF process."""
         job = {"print_page": print_page, "site": site, "pdf_path": pdf_path, "cache_dir": cache_dir}
         assert self._process.stdin is not None
-        self._process.stdin.write(
-            json.dumps({**{k: str(v) for k, v in job.items()}, "binary": binary, "epoch": epoch, "printing": printing})
-            + "\n"
-        )
-        self._process.stdin.flush()
+        line = json.dumps({**{k: str(v) for k, v in job.items()}, "binary": binary, "epoch": epoch, "printing": printing})
+        try:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+        except BrokenPipeError:
+            raise self._ended() from None
         while True:
             line = self._replies.readline()
             if not line:
-                raise PrintFailed("RuntimeError", f"the PDF process ended (exit code {self._process.wait()})")
+                raise self._ended()
             reply = json.loads(line)
             if "book" in reply:
                 return pdf_book.Book(**{**reply["book"], "path": Path(reply["book"]["path"])})
             if "error" in reply:
                 raise PrintFailed(*reply["error"])
+
+    def _ended(self) -> PrintFailed:
+        """The PDF process is gone (what it printed on its way out is in the build's log)."""
+        return PrintFailed("RuntimeError", f"the PDF process ended before it made the PDF (exit code {self._process.wait()})")
 
     def wait_ready(self) -> bool:
         """Until the process has imported what it needs and tried to launch its browser; whether it did."""
@@ -98,6 +103,8 @@ class PdfProcess:
         if self._process.stdin is not None and not self._process.stdin.closed:
             with contextlib.suppress(BrokenPipeError):
                 self._process.stdin.close()
+        if self._replies.closed:
+            return
         try:
             self._process.wait(timeout)
         except subprocess.TimeoutExpired:

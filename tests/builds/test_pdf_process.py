@@ -33,6 +33,20 @@ def test_an_error_in_the_pdf_process_comes_back_to_the_build_by_name(tmp_path):
     assert printer._process.returncode == 0
 
 
+def test_a_pdf_process_that_died_fails_the_pdf_with_a_message_not_a_broken_pipe(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    printer = PdfProcess()  # killed at once, long before it gets to launch a Chromium
+    try:
+        os.kill(printer.pid, signal.SIGKILL)
+        printer._process.wait(30)
+        with pytest.raises(PrintFailed, match=r"the PDF process ended before it made the PDF \(exit code -9\)"):
+            printer.make(tmp_path / "print_page.html", tmp_path, tmp_path / "b.pdf", tmp_path / "c", "chromium", 0, "k")
+    finally:
+        printer.close()
+        for pid in _chromium_processes_under(tmp_path):  # had it got that far, nothing outlives the test
+            os.kill(pid, signal.SIGKILL)
+
+
 def _chromium_processes_under(folder) -> list[int]:
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
