@@ -5,6 +5,8 @@ half-written ``site/`` in place of the last good one. MkDocs has no option for t
 
 The whole build includes the PDF: it is printed from the staging folder's print page into the
 staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
+The process that prints it (``pdf_process.py``) starts with the build, so that its imports and its
+Chromium are ready by the time MkDocs has written the print page.
 Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
 skipped and how to get it.
 
