@@ -33,6 +33,7 @@ from pathlib import Path
 from snippet_runner.site import pdf_book
 
 CLOSE_WAIT = 10  # seconds a job under way gets to end once the build stops it, before SIGTERM
+_PATHS = ("print_page", "site", "pdf_path", "cache_dir")  # the job's arguments that are paths (JSON strings)
 
 
 class PrintFailed(RuntimeError):
@@ -66,9 +67,9 @@ class PdfProcess:
         self, print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: str, epoch: int | None, printing: str
     ) -> pdf_book.Book:
         """``pdf_book.make`` with these arguments, in the PDF process."""
-        job = {"print_page": print_page, "site": site, "pdf_path": pdf_path, "cache_dir": cache_dir}
+        paths = dict(zip(_PATHS, map(str, (print_page, site, pdf_path, cache_dir)), strict=True))
         assert self._process.stdin is not None
-        line = json.dumps({**{k: str(v) for k, v in job.items()}, "binary": binary, "epoch": epoch, "printing": printing})
+        line = json.dumps({**paths, "binary": binary, "epoch": epoch, "printing": printing})
         try:
             self._process.stdin.write(line + "\n")
             self._process.stdin.flush()
@@ -153,11 +154,8 @@ def _serve(replies) -> None:
         reply(ready=failure is None)
         for line in sys.stdin:
             job = json.loads(line)
-            paths = {name: Path(job[name]) for name in ("print_page", "site", "pdf_path", "cache_dir")}
             try:
-                book = pdf_book.make(
-                    **paths, binary=job["binary"], epoch=job["epoch"], printing=job["printing"], launch=launched
-                )
+                book = pdf_book.make(**{**job, **{name: Path(job[name]) for name in _PATHS}}, launch=launched)
             except Exception as error:  # Playwright, Chromium, rendering or the join: the build reports it
                 reply(error=[type(error).__name__, str(error)])
             else:
