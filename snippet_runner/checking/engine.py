@@ -23,7 +23,18 @@ from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResu
 from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
-SNIPPETS_PER_EXTRA_WORKER = 16
+# A second worker costs a torch import and a warm-up (about 2.5 s of a core) and saves half of the
+# snippets' own run time: at 10 to 20 ms a snippet (the fork, the sandbox, a small tensor sum) that
+# pays off only beyond about a hundred snippets. Below that it only takes the core the build itself
+# works on while the first worker starts (the chapter's 89: a cold build was faster with one).
+SNIPPETS_PER_EXTRA_WORKER = 64  # so a second worker starts from 128 snippets to run
+
+
+def workers_for(snippets: int, limit: int) -> int:
+    """How many workers to start for ``snippets`` to run, at most ``limit`` (one per core)."""
+    return min(limit, max(1, snippets // SNIPPETS_PER_EXTRA_WORKER))
+
+
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
@@ -134,13 +145,18 @@ class Engine:
                 self._hits[key] = hit
                 continue
             todo.append((snippet, key))
-        count = min(self.workers, max(1, len(todo) // SNIPPETS_PER_EXTRA_WORKER))
+        count = workers_for(len(todo), self.workers)
         while len(self.runners) < count:
             self.runners.append(self._new_runner())
         for index, (snippet, key) in enumerate(todo):
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))
         return len(todo)
+
+    def workers_starting(self) -> bool:
+        """Whether a worker is still importing torch and warming up, so that the next ``run`` of a
+        snippet sent to it would wait: time the build may spend on work that needs no result."""
+        return any(runner.starting() for runner in self.runners)
 
     def load(self, rel: str) -> spec.Snippet:
         return spec.load(self.snippets_dir, rel, self.shown_as)

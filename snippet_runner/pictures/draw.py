@@ -76,6 +76,7 @@ class Stats:
     cached: int = 0
     seconds: float = 0.0
     by_kind: dict = field(default_factory=dict)
+    ahead: set = field(default_factory=set)  # keys drawn ahead (Drawer.draw_ahead): counted as drawn, not cached
 
     def line(self) -> str:
         return f"pictures: {self.drawn} drawn in {self.seconds:.2f} s, {self.cached} from cache"
@@ -106,7 +107,10 @@ class Drawer:
         key = _key(picture.data, prefix)
         path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
         if path is not None and path.is_file():
-            STATS.cached += 1
+            if key in STATS.ahead:
+                STATS.ahead.discard(key)
+            else:
+                STATS.cached += 1
             return path.read_text(encoding="utf-8")
         started = time.perf_counter()
         try:
@@ -124,6 +128,37 @@ class Drawer:
         if path is not None:
             write_atomic(path, svg)
         return svg
+
+    def draw_ahead(self, approved: dict[str, Path]) -> int:
+        """Draw into the cache, from their approved data, the pictures the snippets will show
+        (``approved``: each snippet's ``rel`` and its approved ``.pictures.json``), before they
+        run: a run's pictures are its approved ones or the build fails, so the render then finds
+        each of them drawn. Returns how many it drew. Whatever cannot be read or drawn is left to
+        the render, which reports it with the snippet's line."""
+        if self.folder is None:
+            return 0
+        drawn = 0
+        for rel, path in approved.items():
+            try:
+                pictures = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+            except (OSError, ValueError):
+                continue
+            for number, data in enumerate(pictures if isinstance(pictures, list) else [], start=1):
+                prefix = _prefix(rel, number)
+                started = time.perf_counter()
+                try:
+                    key = _key(data, prefix)
+                    cached = self.folder / key[:2] / f"{key}.svg"
+                    if not cached.is_file():
+                        write_atomic(cached, draw(data, prefix))
+                        drawn += 1
+                        STATS.drawn += 1
+                        STATS.seconds += time.perf_counter() - started
+                        STATS.by_kind[data["kind"]] = STATS.by_kind.get(data["kind"], 0) + 1
+                        STATS.ahead.add(key)
+                except Exception:  # noqa: BLE001 - bad data, or a drawing that fails: the render says so
+                    continue
+        return drawn
 
 
 def draw(data: PictureData, prefix: str = "p") -> str:

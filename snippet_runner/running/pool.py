@@ -170,6 +170,14 @@ class Runner:
         """Start the worker now, so torch is imported before the first request needs it."""
         self._ensure_process()
 
+    def starting(self) -> bool:
+        """Whether the worker was started and has not yet imported its preloads and warmed up: the
+        seconds a caller would otherwise spend waiting for its first result."""
+        if self._process is None or self.import_seconds is not None or self.preload_failed is not None:
+            return False
+        self._pump(timeout=0)
+        return self.import_seconds is None and self.preload_failed is None
+
     def wait_ready(self) -> None:
         """Block until the worker has imported its preloads (the benchmark uses this)."""
         self._ensure_process()

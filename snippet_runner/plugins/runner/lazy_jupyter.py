@@ -29,3 +29,11 @@ def defer_notebook_converter() -> None:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     setattr(sys.modules["mkdocs_jupyter"], "convert", module)  # noqa: B010 - the package has not imported it
+
+
+def load_notebook_converter() -> None:
+    """Import what :func:`defer_notebook_converter` deferred, now (nbconvert): for a build that
+    has a moment to spare before it converts notebooks."""
+    module = sys.modules.get("mkdocs_jupyter.convert")
+    if module is not None:
+        getattr(module, "__name__", None)  # a lazily loaded module runs on its first attribute access

@@ -43,6 +43,7 @@ from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import lazy_jupyter, page_cache
 from snippet_runner.project import Project, SnippetRunnerConfig
+from snippet_runner.running.snippet import approved_pictures_rel
 from snippet_runner.site import report
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
@@ -67,6 +68,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.page_cache: page_cache.PageCache | None = None
         self.site_wide = ""  # page_cache.site_wide_digest of this build
         self.notebook_styles: dict[str, None] = {}  # the notebook pages' stylesheets, in order, this build
+        self.shown_rels: list[str] = []  # the snippets the pages show, this build (on_files)
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -113,6 +115,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
+        self.shown_rels = rels
         self.page_cache = None
         self.site_wide = page_cache.site_wide_digest(config)
         if self.engine.execute:  # showing code only (SNIPPETS_EXECUTE=0) reads the snippets while rendering
@@ -129,6 +132,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         one message listing every failure; and give templates the ``build_info`` snippet's output."""
         if not self.engine.execute:
             return nav
+        if self.engine.workers_starting():
+            self._while_the_workers_start()
         order = [page.file for page in nav.pages]
         errors = []
         self.shown = {}
@@ -165,6 +170,19 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self._forget_changed_pages(files, digests)
             self.page_digests = digests
         return nav
+
+    def _while_the_workers_start(self) -> None:
+        """A worker that has just started spends seconds importing torch and warming up, on a core
+        of its own, and the build would wait for it here: so this process does now what needs no
+        snippet's result. It draws the pictures from their approved data (the render finds them in
+        the cache: a run whose pictures differ from the approved ones fails anyway), and imports
+        nbconvert, which the notebook pages need when they are converted."""
+        assert self.engine is not None and self.project is not None  # on_config made them
+        if self.engine.cache is not None:
+            approved = {rel: self.project.snippets_dir / approved_pictures_rel(rel) for rel in self.shown_rels}
+            draw.Drawer(self.engine.cache.folder / "pictures").draw_ahead(approved)
+        if self.notebooks:
+            lazy_jupyter.load_notebook_converter()
 
     def _forget_changed_pages(self, files, digests: dict[str, str]) -> None:
         """``mkdocs serve --dirty`` (what ``make serve`` runs) renders again only the pages whose
