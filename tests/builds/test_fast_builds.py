@@ -351,3 +351,28 @@ def test_the_render_key_holds_across_builds_when_any_project_file_may_be_include
     code, log = scratch.build(force=True)
     assert code == 0, log
     assert _counts(log).startswith("1 rendered, 0 from the cache")
+
+
+def test_templates_compiled_while_the_worker_starts_are_the_ones_the_render_loads(tmp_path):
+    """A cold build compiles the theme's templates while its worker imports torch: into the
+    bytecode cache every environment of the theme reads, so the renders that follow compile
+    nothing; translations other than the site's are left out."""
+    from mkdocs.config import load_config
+
+    from snippet_runner.plugins.runner import plugin
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\ntheme:\n  name: material\n  language: de\n")
+    theme = load_config(str(tmp_path / "mkdocs.yml")).theme
+    folder = tmp_path / "templates"
+    plugin._cache_compiled_templates(theme, folder)
+    plugin._compile_templates(theme)
+    compiled = len(list(folder.iterdir()))
+    names = theme.get_env().list_templates(extensions=["html"])
+    translations = [name for name in names if "/languages/" in name]
+    assert "partials/languages/de.html" in translations and len(translations) > 10
+    assert len(names) - len(translations) - 3 <= compiled <= len(names) - len(translations) + 1
+    env = theme.get_env()
+    env.get_template("main.html")
+    env.get_template("partials/languages/de.html")
+    assert len(list(folder.iterdir())) == compiled, "a template the render needs was compiled again"

@@ -133,7 +133,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if not self.engine.execute:
             return nav
         if self.engine.workers_starting():
-            self._while_the_workers_start()
+            self._while_the_workers_start(config)
         order = [page.file for page in nav.pages]
         errors = []
         self.shown = {}
@@ -171,16 +171,18 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self.page_digests = digests
         return nav
 
-    def _while_the_workers_start(self) -> None:
+    def _while_the_workers_start(self, config) -> None:
         """A worker that has just started spends seconds importing torch and warming up, on a core
         of its own, and the build would wait for it here: so this process does now what needs no
         snippet's result. It draws the pictures from their approved data (the render finds them in
-        the cache: a run whose pictures differ from the approved ones fails anyway), and imports
-        nbconvert, which the notebook pages need when they are converted."""
+        the cache: a run whose pictures differ from the approved ones fails anyway), compiles the
+        theme's templates into the bytecode cache, and imports nbconvert, which the notebook pages
+        need when they are converted."""
         assert self.engine is not None and self.project is not None  # on_config made them
         if self.engine.cache is not None:
             approved = {rel: self.project.snippets_dir / approved_pictures_rel(rel) for rel in self.shown_rels}
             draw.Drawer(self.engine.cache.folder / "pictures").draw_ahead(approved)
+        _compile_templates(config.theme)
         if self.notebooks:
             lazy_jupyter.load_notebook_converter()
 
@@ -388,6 +390,23 @@ def _cache_compiled_templates(theme, folder: Path) -> None:
         return env
 
     theme.get_env = get_env
+
+
+def _compile_templates(theme) -> None:
+    """Compile the theme's templates now, into the bytecode cache ``_cache_compiled_templates``
+    gave every environment the theme makes: the renders that follow, the print page's too, then
+    load them instead of compiling each on first use. Translations other than the site's are left
+    out, and so is a template that only another plugin's filters make valid (Material's blog)."""
+    env = theme.get_env()
+    # Material names the translation by its own `language` setting, other themes by MkDocs' locale
+    language = f"/{theme.get('language') or (theme.locale.language if theme.locale else '')}.html"
+    for name in env.list_templates(extensions=["html"]):
+        if "/languages/" in name and not name.endswith(language):
+            continue
+        try:
+            env.get_template(name)
+        except jinja2.TemplateError:
+            continue
 
 
 def _digest(outcomes) -> str:
