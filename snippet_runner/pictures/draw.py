@@ -105,16 +105,15 @@ class Drawer:
 
     def svg(self, picture, snippet, prefix: str) -> str:
         key = _key(picture.data, prefix)
-        path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
+        path = self._path(key)
         if path is not None and path.is_file():
             if key in STATS.ahead:
                 STATS.ahead.discard(key)
             else:
                 STATS.cached += 1
             return path.read_text(encoding="utf-8")
-        started = time.perf_counter()
         try:
-            svg = draw(picture.data, prefix)
+            return self._draw_and_keep(picture.data, prefix, path)
         except SnippetError:
             raise
         except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
@@ -122,12 +121,6 @@ class Drawer:
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
             ) from None
-        STATS.drawn += 1
-        STATS.seconds += time.perf_counter() - started
-        STATS.by_kind[picture.kind] = STATS.by_kind.get(picture.kind, 0) + 1
-        if path is not None:
-            write_atomic(path, svg)
-        return svg
 
     def draw_ahead(self, approved: dict[str, Path]) -> int:
         """Draw into the cache, from their approved data, the pictures the snippets will show
@@ -144,21 +137,29 @@ class Drawer:
             except (OSError, ValueError):
                 continue
             for number, data in enumerate(pictures if isinstance(pictures, list) else [], start=1):
-                prefix = _prefix(rel, number)
-                started = time.perf_counter()
                 try:
-                    key = _key(data, prefix)
+                    key = _key(data, _prefix(rel, number))
                     cached = self.folder / key[:2] / f"{key}.svg"
                     if not cached.is_file():
-                        write_atomic(cached, draw(data, prefix))
-                        drawn += 1
-                        STATS.drawn += 1
-                        STATS.seconds += time.perf_counter() - started
-                        STATS.by_kind[data["kind"]] = STATS.by_kind.get(data["kind"], 0) + 1
+                        self._draw_and_keep(data, _prefix(rel, number), cached)
                         STATS.ahead.add(key)
+                        drawn += 1
                 except Exception:  # noqa: BLE001 - bad data, or a drawing that fails: the render says so
                     continue
         return drawn
+
+    def _path(self, key: str) -> Path | None:
+        return self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
+
+    def _draw_and_keep(self, data: PictureData, prefix: str, path: Path | None) -> str:
+        started = time.perf_counter()
+        svg = draw(data, prefix)
+        STATS.drawn += 1
+        STATS.seconds += time.perf_counter() - started
+        STATS.by_kind[data["kind"]] = STATS.by_kind.get(data["kind"], 0) + 1
+        if path is not None:
+            write_atomic(path, svg)
+        return svg
 
 
 def draw(data: PictureData, prefix: str = "p") -> str:
