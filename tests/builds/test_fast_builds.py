@@ -376,3 +376,23 @@ def test_templates_compiled_while_the_worker_starts_are_the_ones_the_render_load
     env.get_template("main.html")
     env.get_template("partials/languages/de.html")
     assert len(list(folder.iterdir())) == compiled, "a template the render needs was compiled again"
+
+
+def test_a_build_runs_each_pages_snippets_as_it_reads_it_and_still_names_every_failure_at_once(scratch):
+    """A build no longer runs every snippet before it reads the first page (pages render while
+    later snippets run): a failing exercise notebook and two failing pages still end the build
+    with one message naming all three in reading order, and leave no site."""
+    scratch.write("mkdocs.yml", NOTEBOOKS.replace("plugins:", "nav:\n  - index.md\n  - b.md\n  - a.md\nplugins:"))
+    scratch.write("docs/a.md", "# A\n\n{{ run page/a_bad.py }}\n")
+    scratch.write("docs/b.md", "# B\n\n{{ run page/b_bad.py }}\n")
+    scratch.write("snippets/page/a_bad.py", "raise ValueError('a fails')\n")
+    scratch.write("snippets/page/b_bad.py", "print('b prints this')\n")
+    scratch.write("snippets/page/b_bad.out", "b was approved printing that\n")
+    scratch.write("snippets/lessons/lesson_1.py", "# %% [markdown]\n# # A lesson\n\n# %%\nprint(1 / 0)\n")
+    code, log = scratch.build()
+    assert code != 0
+    assert "3 snippets failed, in page order" in log, log[-3000:]
+    found = [log.index(text) for text in ("docs/b.md:3", "docs/a.md:3", "lessons/lesson_1.ipynb (generated)")]
+    assert found == sorted(found), log[-3000:]
+    assert "ZeroDivisionError" in log and "ValueError: a fails" in log
+    assert not (scratch.root / "site").exists()

@@ -69,6 +69,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.site_wide = ""  # page_cache.site_wide_digest of this build
         self.notebook_styles: dict[str, None] = {}  # the notebook pages' stylesheets, in order, this build
         self.shown_rels: list[str] = []  # the snippets the pages show, this build (on_files)
+        self.order: list[str] = []  # the pages' src_uri in reading order, this build
+        self.errors: dict[str, SnippetError] = {}  # src_uri ("" for the build info) -> its failure, this build
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -111,7 +113,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         for page in self.notebooks:
             files.append(File(page, str(self.project.notebook_dir), config.site_dir, config.use_directory_urls))
         try:
-            rels = list(self.project.shown())
+            rels = self._in_reading_order(self.project.shown(), files)
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
@@ -127,49 +129,96 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 self.page_cache.cache_search(search.search_index)
         return files
 
+    def _in_reading_order(self, shown: dict[str, list[str]], files) -> list[str]:
+        """The snippets in the order MkDocs reads the pages that show them: a build runs each
+        page's snippets as it reads the page (``on_nav``), so the worker runs first what the first
+        page waits for."""
+        assert self.project is not None  # on_config made it
+        docs = self.project.shown_path(self.project.docs_dir) + "/"
+        position = {file.src_uri: i for i, file in enumerate(files.documentation_pages())}
+
+        def first_read(rel: str) -> int:
+            pages = (where.split(":")[0].removeprefix(docs) for where in shown[rel])
+            return min((position.get(page, len(position)) for page in pages), default=len(position))
+
+        return sorted(shown, key=first_read)
+
     def on_nav(self, nav, *, config, files):
-        """Before any page is read: run every snippet of every page, in reading order, and stop with
-        one message listing every failure; and give templates the ``build_info`` snippet's output."""
+        """Before any page is read. ``mkdocs serve`` runs every snippet of every page here, in
+        reading order, and stops with one message listing every failure: it must know what each
+        page shows before MkDocs decides which pages to render again. A build instead runs each
+        page's snippets as MkDocs reads that page (``on_pre_page``), so pages render while later
+        snippets still run, and stops after reading every page (``on_env``), with the same one
+        message. Either way templates get the ``build_info`` snippet's output."""
         if not self.engine.execute:
             return nav
         if self.engine.workers_starting():
             self._while_the_workers_start(config)
-        order = [page.file for page in nav.pages]
-        errors = []
+        in_order = self._reading_order([page.file for page in nav.pages], files)
+        self.order = [file.src_uri for file in in_order]
         self.shown = {}
-        track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
+        self.errors = {}
+        if not self.serving:
+            return nav
+        track = self.dirty  # what each page shows, for _forget_changed_pages
         digests = {"": self.site_wide} if track else {}
-        rel = self.project.build_info
-        if rel:
-            try:
-                config.extra["build_info"] = self.engine.run(rel).output.strip()
-                if track:
-                    digests[""] += config.extra["build_info"]
-            except SnippetError as error:
-                errors.append(error.on_page("mkdocs.yml (snippet-runner build_info)"))
-        for file in self._reading_order(order, files):
-            name = self.project.shown_path(self.project.docs_dir / file.src_uri)
-            try:
-                if file.src_uri in self.notebooks:
-                    outcomes = [self.engine.run(self.notebooks[file.src_uri])]
-                elif file.src_uri.endswith(".md"):
-                    markdown, _ = get_data(file.content_string)
-                    outcomes = run_all(markdown, name, self.engine).values()
-                else:
-                    continue
-                self.shown[file.src_uri] = _digest(outcomes)
-                if track:
-                    digests[file.src_uri] = self.shown[file.src_uri]
-            except SetupError as error:
-                raise PluginError(str(error)) from None
-            except SnippetError as error:
-                errors.append(error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error)
-        if errors:
-            raise PluginError(str(combined(errors))) from None
+        self._run_build_info(config)
+        if track and "build_info" in config.extra:
+            digests[""] += config.extra["build_info"]
+        for file in in_order:
+            self._run_page(file)
+            if track and file.src_uri in self.shown:
+                digests[file.src_uri] = self.shown[file.src_uri]
+        self._stop_on_errors()
         if track:
             self._forget_changed_pages(files, digests)
             self.page_digests = digests
         return nav
+
+    def _run_build_info(self, config) -> None:
+        assert self.engine is not None and self.project is not None  # on_config made them
+        rel = self.project.build_info
+        if rel:
+            try:
+                config.extra["build_info"] = self.engine.run(rel).output.strip()
+            except SnippetError as error:
+                self.errors[""] = error.on_page("mkdocs.yml (snippet-runner build_info)")
+
+    def _run_page(self, file) -> None:
+        """Run the snippets ``file`` shows: what it shows goes to ``self.shown``, a failure to
+        ``self.errors`` (a broken setup stops the build at once)."""
+        assert self.engine is not None and self.project is not None  # on_config made them
+        name = self.project.shown_path(self.project.docs_dir / file.src_uri)
+        try:
+            if file.src_uri in self.notebooks:
+                outcomes = [self.engine.run(self.notebooks[file.src_uri])]
+            elif file.src_uri.endswith(".md"):
+                markdown, _ = get_data(file.content_string)
+                outcomes = list(run_all(markdown, name, self.engine).values())
+            else:
+                return
+            self.shown[file.src_uri] = _digest(outcomes)
+        except SetupError as error:
+            raise PluginError(str(error)) from None
+        except SnippetError as error:
+            self.errors[file.src_uri] = (
+                error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error
+            )
+
+    def _stop_on_errors(self) -> None:
+        """One message for every failure, the build info's first, then the pages' in reading order."""
+        if self.errors:
+            rank = {src_uri: i for i, src_uri in enumerate(["", *self.order])}
+            ordered = sorted(self.errors.items(), key=lambda item: rank.get(item[0], len(rank)))
+            raise PluginError(str(combined([error for _, error in ordered]))) from None
+
+    def on_env(self, env, *, config, files):
+        """A build has read every page (and run its snippets): fail now if any failed, before a
+        template is rendered; and give the templates the build info."""
+        if self.engine.execute and not self.serving:
+            self._run_build_info(config)
+            self._stop_on_errors()
+        return env
 
     def _while_the_workers_start(self, config) -> None:
         """A worker that has just started spends seconds importing torch and warming up, on a core
@@ -217,12 +266,20 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return in_nav + [file for file in files.documentation_pages() if file.src_uri not in seen]
 
     def on_pre_page(self, page, *, config, files):
-        """Write a generated notebook just before mkdocs-jupyter (listed after us) reads it, unless
-        the notebook there was made from what its exercise shows now (its key, beside it)."""
+        """A build runs the page's snippets now (see ``on_nav``). Then, for a generated notebook:
+        write it just before mkdocs-jupyter (listed after us) reads it, unless the notebook there
+        was made from what its exercise shows now (its key, beside it)."""
+        if self.engine.execute and not self.serving and page.file.src_uri not in self.shown:
+            self._run_page(page.file)
         rel = self.notebooks.get(page.file.src_uri)
         if rel is None:
             return page
         path = Path(page.file.abs_src_path)
+        if page.file.src_uri in self.errors:  # the build stops after reading every page (on_env)
+            if not path.exists():
+                empty = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+                write_atomic(path, json.dumps(empty))  # something for mkdocs-jupyter to read meanwhile
+            return page
         made_from = path.with_name(f"{path.name}.key")  # the key, and the hash of the notebook made from it
         key = None
         if self.page_cache is not None and page.file.src_uri in self.shown:
@@ -244,6 +301,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
+        if page.file.src_uri in self.errors:
+            return ""  # the build stops after reading every page (on_env): not a failure per page
         if page.file.src_uri in self.notebooks:
             # A notebook has no front matter to carry `search: boost:`, so we set it here, before
             # Material's search plugin reads page.meta (in on_page_context).
