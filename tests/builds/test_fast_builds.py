@@ -396,3 +396,16 @@ def test_a_build_runs_each_pages_snippets_as_it_reads_it_and_still_names_every_f
     assert found == sorted(found), log[-3000:]
     assert "ZeroDivisionError" in log and "ValueError: a fails" in log
     assert not (scratch.root / "site").exists()
+
+
+def test_a_dirty_build_still_checks_the_snippets_of_the_pages_it_does_not_read_again(scratch):
+    """``mkdocs build --dirty`` (not strict: MkDocs warns on every dirty build) reads only the pages
+    edited since the last build: the snippets of the others are still run and checked before it
+    reads any (a changed output fails it)."""
+    dirty_build = ("-m", "mkdocs", "build", "--no-strict", "--dirty", "--site-dir", str(scratch.root / "site"))
+    code, log = scratch.run(*dirty_build)
+    assert code == 0, log
+    scratch.write("snippets/page/hello.py", "print('changed')\n")  # docs/index.md itself is untouched
+    code, log = scratch.run(*dirty_build)
+    assert code != 0
+    assert "docs/index.md:5: snippets/page/hello.py:1: output differs from the approved" in log, log[-3000:]

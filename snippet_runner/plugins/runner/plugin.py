@@ -144,12 +144,12 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return sorted(shown, key=first_read)
 
     def on_nav(self, nav, *, config, files):
-        """Before any page is read. ``mkdocs serve`` runs every snippet of every page here, in
-        reading order, and stops with one message listing every failure: it must know what each
-        page shows before MkDocs decides which pages to render again. A build instead runs each
-        page's snippets as MkDocs reads that page (``on_pre_page``), so pages render while later
-        snippets still run, and stops after reading every page (``on_env``), with the same one
-        message. Either way templates get the ``build_info`` snippet's output."""
+        """Before any page is read. ``mkdocs serve`` (and a ``--dirty`` build) runs every snippet
+        of every page here, in reading order, and stops with one message listing every failure: it
+        must know what each page shows before MkDocs decides which pages to render again. A build
+        instead runs each page's snippets as MkDocs reads that page (``on_pre_page``), so pages
+        render while later snippets still run, and stops after reading every page (``on_env``),
+        with the same one message. Either way templates get the ``build_info`` snippet's output."""
         if not self.engine.execute:
             return nav
         if self.engine.workers_starting():
@@ -158,9 +158,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.order = [file.src_uri for file in in_order]
         self.shown = {}
         self.errors = {}
-        if not self.serving:
+        if self._page_by_page:
             return nav
-        track = self.dirty  # what each page shows, for _forget_changed_pages
+        track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
         digests = {"": self.site_wide} if track else {}
         self._run_build_info(config)
         if track and "build_info" in config.extra:
@@ -215,10 +215,18 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_env(self, env, *, config, files):
         """A build has read every page (and run its snippets): fail now if any failed, before a
         template is rendered; and give the templates the build info."""
-        if self.engine.execute and not self.serving:
+        if self.engine.execute and self._page_by_page:
             self._run_build_info(config)
             self._stop_on_errors()
         return env
+
+    @property
+    def _page_by_page(self) -> bool:
+        """Whether a page's snippets run when MkDocs reads the page: in a build that reads every
+        page. ``mkdocs serve`` picks the pages to read by what their snippets show, and a
+        ``--dirty`` build reads only the pages edited since the last one (MkDocs skips the others'
+        events), so both run every snippet first, in ``on_nav``."""
+        return not self.serving and not self.dirty
 
     def _while_the_workers_start(self, config) -> None:
         """A worker that has just started spends seconds importing torch and warming up, on a core
@@ -269,7 +277,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         """A build runs the page's snippets now (see ``on_nav``). Then, for a generated notebook:
         write it just before mkdocs-jupyter (listed after us) reads it, unless the notebook there
         was made from what its exercise shows now (its key, beside it)."""
-        if self.engine.execute and not self.serving and page.file.src_uri not in self.shown:
+        if self.engine.execute and self._page_by_page and page.file.src_uri not in self.shown:
             self._run_page(page.file)
         rel = self.notebooks.get(page.file.src_uri)
         if rel is None:
