@@ -43,7 +43,7 @@ from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import lazy_jupyter, page_cache
 from snippet_runner.project import Project, SnippetRunnerConfig
-from snippet_runner.running.snippet import approved_pictures_rel
+from snippet_runner.running.snippet import approved_pictures_rel, inside
 from snippet_runner.site import report
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
@@ -237,7 +237,12 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         need when they are converted."""
         assert self.engine is not None and self.project is not None  # on_config made them
         if self.engine.cache is not None:
-            approved = {rel: self.project.snippets_dir / approved_pictures_rel(rel) for rel in self.shown_rels}
+            approved = {}
+            for rel in self.shown_rels:  # as a page wrote it: only what stays inside the snippets folder
+                try:
+                    approved[rel] = inside(self.project.snippets_dir, approved_pictures_rel(rel), rel, "")
+                except SnippetError:
+                    continue  # the page's render reports it
             draw.Drawer(self.engine.cache.folder / "pictures").draw_ahead(approved)
         _compile_templates(config.theme)
         if self.notebooks:
