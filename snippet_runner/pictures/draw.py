@@ -137,11 +137,12 @@ class Drawer:
             except (OSError, ValueError):
                 continue
             for number, data in enumerate(pictures if isinstance(pictures, list) else [], start=1):
+                prefix = _prefix(rel, number)
                 try:
-                    key = _key(data, _prefix(rel, number))
-                    cached = self.folder / key[:2] / f"{key}.svg"
-                    if not cached.is_file():
-                        self._draw_and_keep(data, _prefix(rel, number), cached)
+                    key = _key(data, prefix)
+                    cached = self._path(key)
+                    if cached is not None and not cached.is_file():
+                        self._draw_and_keep(data, prefix, cached)
                         STATS.ahead.add(key)
                         drawn += 1
                 except Exception:  # noqa: BLE001 - bad data, or a drawing that fails: the render says so

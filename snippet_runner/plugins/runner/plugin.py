@@ -113,7 +113,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         for page in self.notebooks:
             files.append(File(page, str(self.project.notebook_dir), config.site_dir, config.use_directory_urls))
         try:
-            rels = self._in_reading_order(self.project.shown(), files)
+            rels = self._in_page_read_order(self.project.shown(), files)
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
@@ -129,10 +129,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
                 self.page_cache.cache_search(search.search_index)
         return files
 
-    def _in_reading_order(self, shown: dict[str, list[str]], files) -> list[str]:
-        """The snippets in the order MkDocs reads the pages that show them: a build runs each
-        page's snippets as it reads the page (``on_nav``), so the worker runs first what the first
-        page waits for."""
+    def _in_page_read_order(self, shown: dict[str, list[str]], files) -> list[str]:
+        """The snippets in the order MkDocs reads the pages that show them (its files' order, not
+        the navigation's): a build runs each page's snippets as it reads the page
+        (``on_pre_page``), so the worker runs first what the first page read waits for."""
         assert self.project is not None  # on_config made it
         docs = self.project.shown_path(self.project.docs_dir) + "/"
         position = {file.src_uri: i for i, file in enumerate(files.documentation_pages())}
