@@ -64,15 +64,18 @@ def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     scratch.write("snippets/lessons/lesson_1.out", "lesson\n")
     page = scratch.root / "site" / "lessons" / "lesson_1" / "index.html"
 
-    code, log = scratch.build()
+    code, log = scratch.build(PYTHONPROFILEIMPORTTIME="1")
     assert code == 0, log
     assert "Converting notebook" in log
+    assert _imported(log) >= {"jupytext", "nbconvert"}, "the imports are not seen, so the check below is void"
     fresh = page.read_bytes()
 
-    code, log = scratch.build(force=True)
+    code, log = scratch.build(force=True, PYTHONPROFILEIMPORTTIME="1")
     assert code == 0, log
     assert "Converting notebook" not in log and "Cache hit" in log
     assert page.read_bytes() == fresh
+    # mkdocs-jupyter imports both at its top (lazy_jupyter.py); a cached notebook needs neither
+    assert _imported(log) & {"jupytext", "nbconvert"} == set()
 
     # a notebook that something else wrote since (another build) is not taken for this build's
     generated = scratch.root / ".cache" / "notebooks" / "lessons" / "lesson_1.ipynb"
@@ -88,6 +91,13 @@ def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     code, log = scratch.build()
     assert code == 0, log
     assert "Converting notebook" in log and "lesson two" in page.read_text()
+
+
+def _imported(log: str) -> set[str]:
+    """The packages a process imported modules of, from what ``PYTHONPROFILEIMPORTTIME`` made it print
+    (``importlib.import_module``, which lazy_jupyter.py uses, prints only the modules below the one it imports)."""
+    lines = (line.rsplit("|", 1)[1].strip() for line in log.splitlines() if line.startswith("import time:"))
+    return {name.split(".")[0] for name in lines}
 
 
 def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(scratch):

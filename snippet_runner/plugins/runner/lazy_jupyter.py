@@ -1,39 +1,81 @@
-"""Import mkdocs-jupyter's converter only when a notebook must really be converted.
+"""Import mkdocs-jupyter's heavy dependencies only when a notebook must really be read or converted.
 
-Importing ``mkdocs_jupyter.plugin`` imports nbconvert (about a
-second) even when every notebook page comes from mkdocs-jupyter's own cache, which is keyed on the
-notebook's bytes. :func:`defer_notebook_converter` makes ``mkdocs_jupyter.convert`` a lazily loaded
-module (``importlib.util.LazyLoader``), so nbconvert is imported only when a notebook really has to
-be converted. It must run before MkDocs loads the mkdocs-jupyter plugin: the snippet-runner plugin
-is listed before it and calls it when its module is imported.
+Importing ``mkdocs_jupyter.plugin`` imports two libraries that a build with every notebook in
+mkdocs-jupyter's own cache (keyed on the notebook's bytes) never calls:
+
+* nbconvert, through ``mkdocs_jupyter.convert`` (about a second);
+* jupytext, which the plugin calls only to read a Markdown page as a notebook (our settings
+  ignore Markdown pages), and which imports tornado and jupyter_client: about 0.3 s of every
+  build, a prose edit's included, while MkDocs loads its configuration.
+
+:func:`defer_notebook_converter` puts a stand-in module in ``sys.modules`` for each: the plugin's
+``import`` binds the stand-in, and the first attribute anyone reads of it imports the real module
+(which then replaces the stand-in in ``sys.modules``) and answers from it. It must run before MkDocs
+loads the mkdocs-jupyter plugin: the snippet-runner plugin is listed before it and calls it when its
+module is imported.
+
+The standard library's ``importlib.util.LazyLoader`` was used first, and still serves for a
+``from package import module``. But an ``import jupytext`` reads the module's ``__spec__`` to see whether
+it is still being imported, and any attribute read makes a lazily loaded module load, so that
+import loaded jupytext at once. The stand-in has a ``__spec__`` of its own and loads on any other
+attribute.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
+import types
+
+DEFERRED = ("jupytext", "mkdocs_jupyter.convert")
+
+
+class _StandIn(types.ModuleType):
+    """Stands for a module until one of its attributes is read; then imports it and answers from it."""
+
+    def __getattr__(self, attribute: str):
+        return getattr(_load(self.__name__), attribute)
 
 
 def defer_notebook_converter() -> None:
-    name = "mkdocs_jupyter.convert"
+    for name in DEFERRED:
+        _defer(name)
+
+
+def _defer(name: str) -> None:
     if name in sys.modules:
         return
     try:
         spec = importlib.util.find_spec(name)
     except ModuleNotFoundError:
         return
-    if spec is None or spec.loader is None:
+    if spec is None:
         return
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    setattr(sys.modules["mkdocs_jupyter"], "convert", module)  # noqa: B010 - the package has not imported it
+    stand_in = _StandIn(name)
+    stand_in.__spec__ = spec
+    sys.modules[name] = stand_in
+    package, _, attribute = name.rpartition(".")
+    if package:  # what `from package import attribute` finds
+        setattr(sys.modules[package], attribute, stand_in)
+
+
+def _load(name: str) -> types.ModuleType:
+    """The real module ``name``, imported now in place of its stand-in if that is still there."""
+    module = sys.modules.get(name)
+    if not isinstance(module, _StandIn):
+        return module if module is not None else importlib.import_module(name)
+    del sys.modules[name]
+    try:
+        return importlib.import_module(name)  # also makes it its package's attribute
+    except BaseException:
+        sys.modules[name] = module
+        raise
 
 
 def load_notebook_converter() -> None:
-    """Import what :func:`defer_notebook_converter` deferred, now (nbconvert): for a build that
-    has a moment to spare before it converts notebooks."""
-    module = sys.modules.get("mkdocs_jupyter.convert")
-    if module is not None:
-        getattr(module, "__name__", None)  # a lazily loaded module runs on its first attribute access
+    """Import what :func:`defer_notebook_converter` deferred, now: for a build that has a moment to
+    spare before it converts notebooks."""
+    for name in DEFERRED:
+        if isinstance(sys.modules.get(name), _StandIn):
+            _load(name)
