@@ -48,10 +48,12 @@ def make(
     epoch: int | None,
     printing: str | None = None,
     launch: chromium.Launch = chromium.launch,
+    keep: list | None = None,
 ) -> Book:
     """Write the PDF of ``print_page`` (in ``site``) to ``pdf_path``, printing only the parts not in
     ``cache_dir``; ``printing`` is ``pdf_cache.printing_key``, if the caller has it already, and
-    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built)."""
+    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built); ``keep`` is
+    ``pdf_join.join``'s."""
     started = time.perf_counter()
     parts = pdf_parts.split(print_page.read_text(encoding="utf-8"))
     if parts is None:
@@ -82,7 +84,7 @@ def make(
     ]
     metadata: dict[str, str] = next((info["metadata"] for info in infos if info and any(info["metadata"].values())), {})
     try:
-        book.pages = pdf_join.join(joined, numbers, pdf_path, metadata)
+        book.pages = pdf_join.join(joined, numbers, pdf_path, metadata, keep)
     except pdf_join.ContentsNotNumbered as unwritten:
         book.pages = _join_with_contents_printed_numbered(
             parts, joined, unwritten.numbers, print_page, numbers, pdf_path, metadata, epoch, launch

@@ -81,10 +81,16 @@ class JoinPart:
     cells: list[tuple[int, int]] | None = None  # its table cells' objects (table_cells), if known
 
 
-def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, str]) -> int:
+def join(
+    parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, str], keep: list | None = None
+) -> int:
     """Write the joined PDF of ``parts`` to ``out``, with the footers of ``numbers`` (a PDF of as
     many sheets, from ``pdf.print_page_numbers``); returns its number of sheets. Raises
-    ContentsNotNumbered if the contents' numbers cannot be written over their placeholders."""
+    ContentsNotNumbered if the contents' numbers cannot be written over their placeholders.
+
+    With ``keep``, the opened documents are added to it instead of being let go of on return:
+    freeing qpdf's copies of the chapter's parts takes about a third as long as the join itself,
+    and a process about to end (``pdf_process.py``) need not spend it before it answers."""
     import pikepdf
     from pikepdf import Array, Dictionary, Name, Pdf
 
@@ -149,6 +155,8 @@ def join(parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, st
     book.docinfo = book.make_indirect(Dictionary(info))
     out.parent.mkdir(parents=True, exist_ok=True)
     book.save(out, deterministic_id=True)
+    if keep is not None:
+        keep.extend([*sources, footers, book])
     return sheets
 
 
