@@ -13,9 +13,10 @@ line says so. ``--force`` builds anyway.
 
 The key covers, by content (never by timestamps):
 
-* every file of the project, except outputs and caches (``SKIPPED`` folders, the site folder, its
-  staging and retired copies and its lock, any virtualenv): ``docs/`` with its npm assets, ``snippets/`` with the
-  approved outputs, ``overrides/``, ``mkdocs.yml``, the drift records, this package's own code;
+* every file of the project, except outputs and caches (``SKIPPED`` folders, any folder tagged as a
+  cache with a ``CACHEDIR.TAG``, the site folder, its staging and retired copies and its lock, any
+  virtualenv): ``docs/`` with its npm assets, ``snippets/`` with the approved outputs,
+  ``overrides/``, ``mkdocs.yml``, the drift records, this package's own code;
 * the interpreter, and the name and version of every installed distribution (their ``.dist-info``
   folder names), so an upgraded torch, MkDocs, Material or plugin rebuilds;
 * the version Chromium (the PDF) reports, and the installed ``@viz-js/viz`` (Graphviz, which lays
@@ -44,6 +45,9 @@ from snippet_runner.site import chromium
 from snippet_runner.files import write_atomic
 
 SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
+# A folder that says it is a cache (the Cache Directory Tagging Specification, bford.info/cachedir):
+# mypy's, pytest's and ruff's do. mypy's 50 MB were once read into every build's key.
+CACHE_TAG = "CACHEDIR.TAG"
 ENVIRONMENT = ("SNIPPETS_", "SOURCE_DATE_EPOCH", chromium.ENV_VAR)
 RECORDS = Path(".cache") / "site-builds"  # under the project: one record per site folder
 STAGING, RETIRED = ".staging-", ".retired-"  # build.py's folders beside the site: <site>.staging-<random>
@@ -119,6 +123,7 @@ def project_files(project: Path, site_dir: Path) -> list[Path]:
             and (here / d).resolve() != site
             and not d.startswith(outputs)
             and not (here / d / "pyvenv.cfg").exists()
+            and not (here / d / CACHE_TAG).is_file()
         )
         found += [here / f for f in sorted(files) if f != lock and (here / f).is_file()]
     return found

@@ -229,6 +229,10 @@ def test_a_build_with_nothing_changed_is_skipped_and_any_changed_input_builds(sc
     assert scratch.build()[0] == 0
     code, log = scratch.build()
     assert code == 0 and "site/ is up to date" in log and "snippets:" not in log, log  # no MkDocs at all
+    # a tool's cache that tags itself as one (mypy's, pytest's, ruff's) is no input
+    scratch.write(".mypy_cache/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n")
+    scratch.write(".mypy_cache/3.11/cache.db", "written by make lint")
+    assert "up to date" in scratch.build()[1]
     changes = {
         "a page": lambda: scratch.write("docs/index.md", "# Page\n\nNew prose.\n\n{{ run page/hello.py }}\n"),
         "a snippet and its approved output": lambda: (
