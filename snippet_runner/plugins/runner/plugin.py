@@ -5,7 +5,9 @@ that works without MkDocs. This plugin adds what needs MkDocs' build events: it 
 :class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
 (``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
 renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
-watches the snippets; it writes the exercise notebooks, and each teaching page's examples as a
+watches the snippets; it writes the exercise notebooks (their exercises run first, and a forked
+copy of the build renders their pages while the Markdown pages are read: ``notebooks_ahead.py``),
+and each teaching page's examples as a
 notebook plus one archive of them all (:mod:`snippet_runner.markdown.page_notebooks`, linked from the pages
 through ``page.meta``); and it gives templates the build info.
 
@@ -41,7 +43,7 @@ from snippet_runner.markdown import extension, page_notebooks
 from snippet_runner.markdown.notebooks import STYLESHEET, adjust_rendered_page, styles_taken_out, to_notebook
 from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
-from snippet_runner.plugins.runner import lazy_jupyter, page_cache
+from snippet_runner.plugins.runner import lazy_jupyter, notebooks_ahead, page_cache
 from snippet_runner.project import Project, SnippetRunnerConfig
 from snippet_runner.running.snippet import approved_pictures_rel, inside
 from snippet_runner.site import report
@@ -71,6 +73,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.shown_rels: list[str] = []  # the snippets the pages show, this build (on_files)
         self.order: list[str] = []  # the pages' src_uri in reading order, this build
         self.errors: dict[str, SnippetError] = {}  # src_uri ("" for the build info) -> its failure, this build
+        self.ahead: notebooks_ahead.Ahead | None = None  # the notebook pages rendered ahead, this build
+        self.ahead_tried = False  # whether this build has looked for notebooks to render ahead
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -116,6 +120,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             rels = self._in_page_read_order(self.project.shown(), files)
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
+        # The exercises first: their notebooks are rendered beside the Markdown pages (on_pre_page)
+        exercises = set(self.notebooks.values())
+        rels = [rel for rel in rels if rel in exercises] + [rel for rel in rels if rel not in exercises]
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
         self.shown_rels = rels
         self.page_cache = None
@@ -158,6 +165,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.order = [file.src_uri for file in in_order]
         self.shown = {}
         self.errors = {}
+        self.ahead, self.ahead_tried = None, False
         if self._page_by_page:
             return nav
         track = self.serving and self.dirty  # what each page shows, for _forget_changed_pages
@@ -279,39 +287,75 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return in_nav + [file for file in files.documentation_pages() if file.src_uri not in seen]
 
     def on_pre_page(self, page, *, config, files):
-        """A build runs the page's snippets now (see ``on_nav``). Then, for a generated notebook:
-        write it just before mkdocs-jupyter (listed after us) reads it, unless the notebook there
-        was made from what its exercise shows now (its key, beside it)."""
+        """A build runs the page's snippets now (see ``on_nav``); before the first page, it writes
+        the notebooks and has them rendered ahead (``_render_notebooks_ahead``). Then, for a
+        generated notebook: write it just before mkdocs-jupyter (listed after us) reads it, unless
+        the notebook there was made from what its exercise shows now (its key, beside it)."""
+        if self.engine.execute and self._page_by_page and not self.ahead_tried:
+            self.ahead_tried = True
+            self._render_notebooks_ahead(config, files)
         if self.engine.execute and self._page_by_page and page.file.src_uri not in self.shown:
             self._run_page(page.file)
-        rel = self.notebooks.get(page.file.src_uri)
-        if rel is None:
+        if page.file.src_uri not in self.notebooks:
             return page
-        path = Path(page.file.abs_src_path)
         if page.file.src_uri in self.errors:  # the build stops after reading every page (on_env)
+            path = Path(page.file.abs_src_path)
             if not path.exists():
                 empty = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
                 write_atomic(path, json.dumps(empty))  # something for mkdocs-jupyter to read meanwhile
             return page
+        try:
+            self._write_notebook(page.file)
+        except SnippetError as error:
+            raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
+        if self.ahead is not None and page.file.src_uri in self.ahead.pages:
+            self.ahead.wait()  # mkdocs-jupyter then finds the page in its cache
+        return page
+
+    def _write_notebook(self, file) -> bool:
+        """Write the notebook ``file`` shows, from its exercise's run, unless the notebook there was
+        made from what that exercise shows now; True if it was written."""
+        assert self.engine is not None  # on_config made it
+        path = Path(file.abs_src_path)
         made_from = path.with_name(f"{path.name}.key")  # the key, and the hash of the notebook made from it
         key = None
-        if self.page_cache is not None and page.file.src_uri in self.shown:
-            key = hashlib.blake2b(f"{self.page_cache.key}\0{self.shown[page.file.src_uri]}".encode(), digest_size=20)
+        if self.page_cache is not None and file.src_uri in self.shown:
+            key = hashlib.blake2b(f"{self.page_cache.key}\0{self.shown[file.src_uri]}".encode(), digest_size=20)
             if made_from.is_file() and path.is_file():
                 made = hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
                 if made_from.read_text(encoding="utf-8") == f"{key.hexdigest()} {made}":
-                    return page  # (another build that wrote the notebook since wrote another key)
-        try:
-            cache = self.engine.cache
-            drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
-            text = to_notebook(self.engine.run(rel), drawer)
-        except SnippetError as error:
-            raise PluginError(str(error.on_page(f"docs/{page.file.src_uri} (generated)"))) from None
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
+                    return False  # (another build that wrote the notebook since wrote another key)
+        cache = self.engine.cache
+        drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
+        text = to_notebook(self.engine.run(self.notebooks[file.src_uri]), drawer)
+        written = not path.exists() or path.read_text(encoding="utf-8") != text
+        if written:
             write_atomic(path, text)  # a build running at the same time never reads half of it
         if key is not None:
             write_atomic(made_from, f"{key.hexdigest()} {hashlib.blake2b(text.encode(), digest_size=20).hexdigest()}")
-        return page
+        return written
+
+    def _render_notebooks_ahead(self, config, files) -> None:
+        """Before the first page is read: run the exercises (the worker runs them first), write
+        their notebooks, and have a forked copy of the build render the pages of those written now
+        (``notebooks_ahead.py``) while this process reads the Markdown pages. A notebook left as it
+        was is most likely in mkdocs-jupyter's cache already; a failing exercise is left to its page."""
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is None or not self.notebooks:
+            return
+        pages = []
+        for file in files.documentation_pages():
+            if file.src_uri not in self.notebooks or file.page is None:
+                continue
+            self._run_page(file)
+            if file.src_uri in self.errors:
+                continue
+            try:
+                if self._write_notebook(file):
+                    pages.append(file.page)
+            except SnippetError:
+                continue  # its page reports it
+        self.ahead = notebooks_ahead.start(pages, jupyter, config, files)
 
     def on_page_markdown(self, markdown, *, page, config, files):
         if page.file.src_uri in self.errors:
