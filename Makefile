@@ -22,7 +22,7 @@ TEST_VENDOR := tests/browser/vendor
 
 # uv installs requirements.txt (pip installs uv): it links each package's files from its own cache,
 # where pip unpacked every wheel again, torch's gigabyte included (a fresh clone's set-up took 40 s,
-# now about 10). It compiles the bytecode, as pip did: without it every `import torch` compiled
+# now about 20, half of it compiling the bytecode). It compiles the bytecode, as pip did: without it every `import torch` compiled
 # torch's modules again wherever PYTHONDONTWRITEBYTECODE is set. uv reads no pip configuration, so
 # the places pip is told to find wheels in (`pip config list`: find-links, such as a machine's own
 # copy of the CPU torch wheel) are handed to it; read before .venv exists, so from $(PYTHON)'s pip.
