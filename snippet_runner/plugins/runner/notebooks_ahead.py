@@ -12,7 +12,8 @@ the copy, and mkdocs-jupyter finds each page in its cache. The copy renders its 
 pages and touches nothing else of the build.
 
 What the copy writes, it writes whole (a temporary file, then a rename), so an interrupted copy
-leaves no half entry. If it failed, or logged a warning (which the build's strict mode counts, and
+leaves no half entry: mkdocs-jupyter (0.26, pinned) writes its cache with ``Path.write_text``, which
+the copy, and only the copy, replaces with an atomic write. If it failed, or logged a warning (which the build's strict mode counts, and
 would not count in another process), the entries it wrote are removed, and mkdocs-jupyter converts
 those notebooks in the build, as before, and logs what it logs there.
 
