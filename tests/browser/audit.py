@@ -160,25 +160,40 @@ def _collect(page, whole: bool) -> dict:
     return {**found, **page.evaluate(_ALTERNATIVES)} if whole else {**found, "missing": []}
 
 
-def _wait_for_width(page, width: str) -> None:
+# A step's way there starts a change and returns what waits until the page has made it: the pages
+# of a batch then make theirs side by side (a width change alone is a 100 ms wait, below).
+
+
+def _to_width(page, width: str) -> Callable[[], None]:
     page.set_viewport_size(WIDTHS[width])
     # until scrollable.js has looked again at what scrolls at this width: it does so 100 ms after the
     # last resize event, by which time Material's own handlers (run on the event) are done too
-    page.wait_for_function(f"document.documentElement.dataset.scrollablesChecked === '{WIDTHS[width]['width']}'")
+    checked = f"document.documentElement.dataset.scrollablesChecked === '{WIDTHS[width]['width']}'"
+    return lambda: page.wait_for_function(checked)
 
 
-def _switch_palette(page, palette: str) -> None:
+def _to_palette(page, palette: str) -> Callable[[], None]:
     """What a reader does: the palette toggle in the header, as a click. The system preference is
     then made the same, so that nothing styled by ``prefers-color-scheme`` stays as it was."""
     page.locator("form[data-md-component=palette] label:not([hidden])").click()
-    page.wait_for_function(f"document.body.dataset.mdColorScheme === '{MATERIAL_SCHEME[palette]}'")
-    page.emulate_media(color_scheme=SCHEMES[palette])
+
+    def arrived() -> None:
+        page.wait_for_function(f"document.body.dataset.mdColorScheme === '{MATERIAL_SCHEME[palette]}'")
+        page.emulate_media(color_scheme=SCHEMES[palette])
+
+    return arrived
+
+
+def _to_light_phone(page) -> Callable[[], None]:
+    _to_palette(page, "light")()
+    return _to_width(page, "phone")
 
 
 @dataclass(frozen=True)
 class Step:
-    """One audit of a page: in ``palette`` at ``width``, reached from the step before by ``get_there``,
-    axe running ``RULES[rules]`` on the whole page, or on what is left once ``take_out`` is gone."""
+    """One audit of a page: in ``palette`` at ``width``, reached from the step before by ``get_there``
+    (which returns what waits for the page to get there), axe running ``RULES[rules]`` on the whole
+    page, or on what is left once ``take_out`` is gone."""
 
     palette: str
     width: str
@@ -191,15 +206,15 @@ class Step:
 # One load serves all the steps; what a step takes out stays out for the steps after it.
 STEPS = [
     Step("light", "desktop", None, "every rule"),
-    Step("light", "phone", lambda page: _wait_for_width(page, "phone"), "markup"),
-    Step("dark", "phone", lambda page: _switch_palette(page, "dark"), "colour"),
-    Step("dark", "desktop", lambda page: _wait_for_width(page, "desktop"), "colour", take_out="content"),
-    Step("light", "phone", lambda page: (_switch_palette(page, "light"), _wait_for_width(page, "phone")), "colour"),
+    Step("light", "phone", lambda page: _to_width(page, "phone"), "markup"),
+    Step("dark", "phone", lambda page: _to_palette(page, "dark"), "colour"),
+    Step("dark", "desktop", lambda page: _to_width(page, "desktop"), "colour", take_out="content"),
+    Step("light", "phone", _to_light_phone, "colour"),
 ]
 PRINT_STEPS = [
     Step("light", "desktop", None, "markup"),
     Step("light", "desktop", None, "colour", take_out="sections"),
-    Step("dark", "desktop", lambda page: _switch_palette(page, "dark"), "colour"),
+    Step("dark", "desktop", lambda page: _to_palette(page, "dark"), "colour"),
 ]
 
 
@@ -296,10 +311,11 @@ def audit_pages(
             plans = [(path, page, steps_of(path, thorough), {"whole": True, "shots": {}}) for path, page in batch]
             for n in range(max(len(plan) for _, _, plan, _ in plans)):
                 now = [(path, page, plan[n], state) for path, page, plan, state in plans if n < len(plan)]
+                arrivals = [step.get_there(page) for _, page, step, _ in now if step.get_there is not None]
+                for arrived in arrivals:
+                    arrived()
                 for path, page, step, state in now:
                     key = (step.palette, step.width, path)
-                    if step.get_there is not None:
-                        step.get_there(page)
                     if screenshots and path in SCREENSHOTS and state["whole"] and key not in state["shots"]:
                         state["shots"][key] = _screenshot(page, path, step.palette, step.width)
                     if step.take_out:
