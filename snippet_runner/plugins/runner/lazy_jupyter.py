@@ -14,11 +14,10 @@ mkdocs-jupyter's own cache (keyed on the notebook's bytes) never calls:
 loads the mkdocs-jupyter plugin: the snippet-runner plugin is listed before it and calls it when its
 module is imported.
 
-The standard library's ``importlib.util.LazyLoader`` was used first, and still serves for a
-``from package import module``. But an ``import jupytext`` reads the module's ``__spec__`` to see whether
-it is still being imported, and any attribute read makes a lazily loaded module load, so that
-import loaded jupytext at once. The stand-in has a ``__spec__`` of its own and loads on any other
-attribute.
+Looked at first: the standard library's ``importlib.util.LazyLoader``. An ``import jupytext``
+reads the module's ``__spec__`` to see whether it is still being imported, and any attribute read
+makes a lazily loaded module load, so that import loaded jupytext at once. The stand-in has a
+``__spec__`` of its own and loads on any other attribute.
 """
 
 from __future__ import annotations

@@ -12,10 +12,11 @@ the copy, and mkdocs-jupyter finds each page in its cache. The copy renders its 
 pages and touches nothing else of the build.
 
 What the copy writes, it writes whole (a temporary file, then a rename), so an interrupted copy
-leaves no half entry: mkdocs-jupyter (0.26, pinned) writes its cache with ``Path.write_text``, which
-the copy, and only the copy, replaces with an atomic write. If it failed, or logged a warning (which the build's strict mode counts, and
-would not count in another process), the entries it wrote are removed, and mkdocs-jupyter converts
-those notebooks in the build, as before, and logs what it logs there.
+leaves no half entry: mkdocs-jupyter (0.26, pinned) writes its cache with ``Path.write_text``,
+which the copy, and only the copy, replaces with an atomic write. If the copy failed, or logged a
+warning (which the build's strict mode counts, and would not count in another process), the
+entries it wrote are removed, and mkdocs-jupyter converts those notebooks in the build, as before,
+and logs what it logs there.
 
 Looked at first: a thread (nbconvert is Python through and through, so it would hold the
 interpreter lock the Markdown pages need) and a ``concurrent.futures`` process pool (it would
@@ -29,7 +30,7 @@ import logging
 import os
 import pathlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from snippet_runner.files import write_atomic
 
@@ -43,7 +44,7 @@ class Ahead:
     pid: int
     report: int  # the read end of the copy's one-line report
     pages: list[str]
-    done: bool | None = field(default=None)  # None until waited for
+    done: bool | None = None  # None until waited for
 
     def wait(self) -> bool:
         """Wait for the copy; True if every page it rendered can be taken from the cache."""

@@ -291,11 +291,12 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         the notebooks and has them rendered ahead (``_render_notebooks_ahead``). Then, for a
         generated notebook: write it just before mkdocs-jupyter (listed after us) reads it, unless
         the notebook there was made from what its exercise shows now (its key, beside it)."""
-        if self.engine.execute and self._page_by_page and not self.ahead_tried:
-            self.ahead_tried = True
-            self._render_notebooks_ahead(config, files)
-        if self.engine.execute and self._page_by_page and page.file.src_uri not in self.shown:
-            self._run_page(page.file)
+        if self.engine.execute and self._page_by_page:
+            if not self.ahead_tried:
+                self.ahead_tried = True
+                self._render_notebooks_ahead(config, files)
+            if page.file.src_uri not in self.shown:
+                self._run_page(page.file)
         if page.file.src_uri not in self.notebooks:
             return page
         if page.file.src_uri in self.errors:  # the build stops after reading every page (on_env)
