@@ -83,6 +83,10 @@ def build(
     # some library's finalizer or `except BaseException` runs is swallowed there (seen once in a test
     # run: a build interrupted 2 s in ran to its end and swapped its site in); the note still ends it.
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # The build's date is set for the build only: a caller in the same process (a test, a server)
+    # that builds again later must find its own environment, not this build's date (seen: a test run
+    # whose later build took its date from an earlier in-process build's epoch 0).
+    dated = os.environ.get("SOURCE_DATE_EPOCH")
     staging, code, why = None, 1, "failed"
     try:
         staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.STAGING}", dir=site_dir.parent))
@@ -105,6 +109,10 @@ def build(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if dated is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = dated
         if code != 0 and staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     if code != 0:

@@ -339,6 +339,7 @@ def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeyp
         return 0
 
     monkeypatch.setattr(site, "_mkdocs_build", build_that_swallows_it)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text("the old site")
     code = site.build(None, tmp_path / "site", tmp_path / "mkdocs.yml", epoch=0)
@@ -346,6 +347,7 @@ def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeyp
     assert (tmp_path / "site" / "index.html").read_text() == "the old site"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folder left
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    assert "SOURCE_DATE_EPOCH" not in os.environ  # the build's date was the build's alone
 
 
 def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project, tmp_path):
