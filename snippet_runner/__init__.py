@@ -4,11 +4,32 @@ A page names a snippet; the engine runs it once (in a worker process that import
 compares what it printed with the approved copy committed beside it, and caches the result so an
 unchanged snippet never runs twice. The MkDocs plugin is a thin layer over :class:`Engine`, and the
 test suite drives the same engine directly.
+
+The public names are imported when first used (PEP 562), not with the package: a process that
+needs one module of it (the PDF process, ``site/pdf_process.py``) does not import the engine too.
 """
 
-from snippet_runner.checking.engine import Engine, Outcome
-from snippet_runner.errors import SnippetError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from snippet_runner.checking.engine import Engine, Outcome
+    from snippet_runner.errors import SnippetError
 
 __version__ = "0.1.0"
 
 __all__ = ["Engine", "Outcome", "SnippetError", "__version__"]
+
+_HOMES = {
+    "Engine": "snippet_runner.checking.engine",
+    "Outcome": "snippet_runner.checking.engine",
+    "SnippetError": "snippet_runner.errors",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,6 +27,7 @@ from snippet_runner.files import write_atomic
 from snippet_runner.site import chromium, pdf, pdf_cache, pdf_join, pdf_parts
 
 KEEP_BUILDS = 3  # parts kept in the cache: those of about the last few builds, as for whole PDFs
+LAST_BOOK = "last-book.json"  # in the parts' folder: the keys of the parts the last book was joined from
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Book:
     seconds: float
     printed: list[str] = field(default_factory=list)  # the parts printed, by name, in order
     reused: list[str] = field(default_factory=list)  # the parts that came from the cache
+    copied_ahead: int = 0  # the parts the join found copied already (``copy_ahead``)
 
 
 def make(
@@ -49,11 +51,12 @@ def make(
     printing: str | None = None,
     launch: chromium.Launch = chromium.launch,
     keep: list | None = None,
+    ahead: pdf_join.Ahead | None = None,
 ) -> Book:
     """Write the PDF of ``print_page`` (in ``site``) to ``pdf_path``, printing only the parts not in
     ``cache_dir``; ``printing`` is ``pdf_cache.printing_key``, if the caller has it already, and
-    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built); ``keep`` is
-    ``pdf_join.join``'s."""
+    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built); ``keep`` and
+    ``ahead`` (from :func:`copy_ahead`) are ``pdf_join.join``'s."""
     started = time.perf_counter()
     parts = pdf_parts.split(print_page.read_text(encoding="utf-8"))
     if parts is None:
@@ -84,16 +87,32 @@ def make(
     ]
     metadata: dict[str, str] = next((info["metadata"] for info in infos if info and any(info["metadata"].values())), {})
     try:
-        book.pages = pdf_join.join(joined, numbers, pdf_path, metadata, keep)
+        book.pages = pdf_join.join(joined, numbers, pdf_path, metadata, keep, ahead)
+        book.copied_ahead = sum(part.path in ahead.sources for part in joined) if ahead is not None else 0
     except pdf_join.ContentsNotNumbered as unwritten:
         book.pages = _join_with_contents_printed_numbered(
             parts, joined, unwritten.numbers, print_page, numbers, pdf_path, metadata, epoch, launch
         )
         book.printed.append(f"{pdf_parts.CONTENTS} (numbered in the page)")
+    write_atomic(store / LAST_BOOK, json.dumps(keys).encode())
     _forget_old(store, keep=len(parts) * KEEP_BUILDS + KEEP_BUILDS)
     book.bytes = pdf_path.stat().st_size
     book.seconds = time.perf_counter() - started
     return book
+
+
+def copy_ahead(cache_dir: Path) -> pdf_join.Ahead | None:
+    """The parts of the last book made with ``cache_dir``, being copied into a new book for the next
+    join (``pdf_join.Ahead``): a prose edit changes one part, and the others are these. None if
+    no book was made with it yet."""
+    store = cache_dir / "parts"
+    try:
+        keys = json.loads((store / LAST_BOOK).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(keys, list):
+        return None
+    return pdf_join.Ahead([store / f"{key}.pdf" for key in keys if isinstance(key, str)])
 
 
 def _join_with_contents_printed_numbered(

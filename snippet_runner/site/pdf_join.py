@@ -43,8 +43,11 @@ took longer than the whole print it is meant to save, where pikepdf's C++ takes 
 trees, a name-only ``/Dests`` dictionary with stand-ins to drop, or outlines with their ``/SE``
 entries (pypdf's ``append`` rebuilds bookmarks without them and leaves the tags out; pikepdf's
 ``add_pages_from`` renames a name found twice instead of choosing the part that holds it), hence
-the code below. The contents' numbers are written with ``pdf.py``'s pypdf code, on the contents
-part alone (a few sheets), before the join.
+the code below. The contents' numbers are worked out with ``pdf.py``'s pypdf code, on the contents
+part alone (a few sheets), and written into the book's copy of its sheets.
+
+Everything the join changes, it changes in the book's copies, never in a part as opened: so the
+copying, most of a join's work, can start before the join knows its parts (``Ahead``).
 """
 
 from __future__ import annotations
@@ -52,9 +55,11 @@ from __future__ import annotations
 import base64
 import json
 import re
+import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from snippet_runner.files import write_atomic
 from snippet_runner.site import pdf as printer
@@ -81,8 +86,51 @@ class JoinPart:
     cells: list[tuple[int, int]] | None = None  # its table cells' objects (table_cells), if known
 
 
+class Ahead:
+    """Parts copied into a new book before the join, in a thread of their own: copying is most of a
+    join's work, and ``pdf_process.py`` starts it for the last book's parts as soon as it knows the
+    PDF cache, so that it runs while the process waits for its job and while Chromium prints (the
+    process waits on the browser then). Each part is copied as it was printed; the join changes
+    only the copies (the ids it numbers on, the contents' numbers), so a part copied here and one
+    the join copies itself are the same objects. A part copied here that the join does not use is
+    left unreferenced, and pikepdf writes only what the book references: the bytes are those of a
+    join without ``Ahead`` (tests/builds/test_pdf_parts.py compares them)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        from pikepdf import Pdf
+
+        self.book = Pdf.new()
+        self.sources: dict[Path, Any] = {}  # pikepdf.Pdf, each part opened
+        self._copying = threading.Thread(target=self._copy_all, args=(paths,), daemon=True)
+        self._copying.start()
+
+    def wait(self) -> None:
+        """Until every part is copied (or given up: the join copies what is missing itself)."""
+        self._copying.join()
+
+    def _copy_all(self, paths: list[Path]) -> None:
+        from pikepdf import Name, Pdf
+
+        for path in paths:
+            try:
+                source = Pdf.open(path)
+                for sheet in source.pages:
+                    self.book.copy_foreign(sheet.obj)
+                for name in (Name.StructTreeRoot, Name.Outlines):
+                    if name in source.Root:
+                        self.book.copy_foreign(source.Root[name])
+            except Exception:  # noqa: BLE001 - removed or half-written since: the join copies it itself
+                continue
+            self.sources[path] = source
+
+
 def join(
-    parts: list[JoinPart], numbers: Path, out: Path, metadata: dict[str, str], keep: list | None = None
+    parts: list[JoinPart],
+    numbers: Path,
+    out: Path,
+    metadata: dict[str, str],
+    keep: list | None = None,
+    ahead: Ahead | None = None,
 ) -> int:
     """Write the joined PDF of ``parts`` to ``out``, with the footers of ``numbers`` (a PDF of as
     many sheets, from ``pdf.print_page_numbers``); returns its number of sheets. Raises
@@ -90,13 +138,18 @@ def join(
 
     With ``keep``, the opened documents are added to it instead of being let go of on return:
     freeing qpdf's copies of the chapter's parts takes about a third as long as the join itself,
-    and a process about to end (``pdf_process.py``) need not spend it before it answers."""
+    and a process about to end (``pdf_process.py``) need not spend it before it answers. With
+    ``ahead``, the parts it copied are not copied again, and its book is the one written (so an
+    ``Ahead`` serves one join)."""
     import pikepdf
     from pikepdf import Array, Dictionary, Name, Pdf
 
-    sources = [Pdf.open(part.path) for part in parts]
+    if ahead is not None:
+        ahead.wait()
+    copied = ahead.sources if ahead is not None else {}
+    sources = [copied.get(part.path) or Pdf.open(part.path) for part in parts]
     footers = Pdf.open(numbers)
-    book = Pdf.new()
+    book = ahead.book if ahead is not None else Pdf.new()
     offsets, keys = [], []  # each part's first sheet and first parent-tree key in the book
     sheets = key = 0
     for source in sources:
@@ -110,11 +163,11 @@ def join(
     owners = _owners(sources, parts, offsets)
     renamed, base = [], 0  # each part's header cell ids, numbered on from the parts before
     for part, source in zip(parts, sources, strict=True):
-        renamed.append(_renumber_node_ids(source, base, part.cells))
+        renamed.append(_renumber_node_ids(source, base, book, part.cells))
         base += len(renamed[-1])
-    for part, source, offset in zip(parts, sources, offsets, strict=True):
+    for part, source in zip(parts, sources, strict=True):
         if part.contents:
-            _number_the_contents(part, source, [owners.get(target, (None, 0))[1] for target in part.contents])
+            _number_the_contents(part, source, book, [owners.get(target, (None, 0))[1] for target in part.contents])
     with warnings.catch_warnings():
         # It says named destinations are not carried over: the catalog's /Dests are rebuilt below.
         warnings.simplefilter("ignore", pikepdf.PageCopyWarning)
@@ -198,9 +251,9 @@ def _owners(sources, parts: list[JoinPart], offsets: list[int]) -> dict:
     return out
 
 
-def _number_the_contents(part: JoinPart, source, numbers: list[int | None]) -> None:
-    """Write each contents entry's page over its placeholder, in the contents part's sheets
-    (``pdf._write_numbers_into_pdf``, which reads the part with pypdf). The streams written are
+def _number_the_contents(part: JoinPart, source, book, numbers: list[int | None]) -> None:
+    """Write each contents entry's page over its placeholder, in ``book``'s copies of the contents
+    part's sheets (``pdf._write_numbers_into_pdf``, which reads the part with pypdf). The streams written are
     kept beside the part (``numbered_path``) with the numbers they hold: a prose edit that moves
     no page gives the same numbers, and the part is not read again."""
     kept = _kept_numbering(part, numbers)
@@ -218,7 +271,7 @@ def _number_the_contents(part: JoinPart, source, numbers: list[int | None]) -> N
     for page in source.pages:
         contents = page.obj.Contents
         if contents.objgen[0] in kept:
-            contents.write(kept[contents.objgen[0]])
+            book.copy_foreign(contents).write(kept[contents.objgen[0]])
 
 
 def numbered_path(part_pdf: Path) -> Path:
@@ -346,9 +399,9 @@ def table_cells(path: Path) -> list[tuple[int, int]]:
         ]
 
 
-def _renumber_node_ids(source, base: int, cells: list[tuple[int, int]] | None = None) -> dict[str, str]:
+def _renumber_node_ids(source, base: int, book, cells: list[tuple[int, int]] | None = None) -> dict[str, str]:
     """Add ``base`` to every ``nodeNNNNNNNN`` id of ``source`` (a header cell's /ID, a cell's
-    /Headers), before its objects are copied; returns old -> new for the ids found. The cells are
+    /Headers), in ``book``'s copies of its cells; returns old -> new for the ids found. The cells are
     ``cells`` (from :func:`table_cells`), or else found in one pass over the part's objects, not a
     walk of its tree: Python's calls per element are what cost here."""
     from pikepdf import Array, Dictionary, Name, String
@@ -365,10 +418,10 @@ def _renumber_node_ids(source, base: int, cells: list[tuple[int, int]] | None = 
 
     kinds = (Name.TH, Name.TD)
     if cells is None:
-        elements = (e for e in source.objects if isinstance(e, Dictionary) and e.get(Name.S) in kinds)
+        found = (e for e in source.objects if isinstance(e, Dictionary) and e.get(Name.S) in kinds)
     else:
-        elements = (source.get_object(*objgen) for objgen in cells)
-    for element in elements:
+        found = (source.get_object(*objgen) for objgen in cells)
+    for element in map(book.copy_foreign, found):
         if Name.ID in element:
             element.ID = new(element.ID)
         attributes = element.get(Name.A)

@@ -9,8 +9,11 @@ synchronous API belongs to the thread that started it, and the imports and the d
 would hold the interpreter lock that MkDocs needs (tried: the build's MkDocs part took 0.3 s longer
 with the browser launched from a thread).
 
-The build hands the process one job, ``make``: the arguments of ``pdf_book.make``, as one line of
-JSON on its stdin; the answer (the book, or the error's kind and message) comes back as one line on
+The build starts the process before it reads its settings, then names the PDF cache (``copy_ahead``):
+from then on, a thread of the process copies the last book's parts into the book the join will
+write (``pdf_join.Ahead``), while the process waits for its job and while Chromium prints the
+changed part. The build then hands the process one job, ``make``: the arguments of
+``pdf_book.make``, as one line of JSON on its stdin; the answer (the book, or the error's kind and message) comes back as one line on
 a pipe of its own, so nothing a library prints can be taken for it. A browser that failed to
 launch fails only a job that needs it: a PDF whose parts all come from the cache needs none.
 
@@ -65,18 +68,17 @@ class PdfProcess:
             os.close(reply_end)
         self._replies = os.fdopen(replies, encoding="utf-8")
 
+    def copy_ahead(self, cache_dir: Path) -> None:
+        """Name the PDF cache of the job to come, before the job: from then on, the process copies
+        the parts of the last book made with that cache, for the join (``pdf_book.copy_ahead``)."""
+        self._send({"ahead": str(cache_dir)})
+
     def make(
         self, print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: str, epoch: int | None, printing: str
     ) -> pdf_book.Book:
         """``pdf_book.make`` with these arguments, in the PDF process."""
         paths = dict(zip(_PATHS, map(str, (print_page, site, pdf_path, cache_dir)), strict=True))
-        assert self._process.stdin is not None
-        line = json.dumps({**paths, "binary": binary, "epoch": epoch, "printing": printing})
-        try:
-            self._process.stdin.write(line + "\n")
-            self._process.stdin.flush()
-        except BrokenPipeError:
-            raise self._ended() from None
+        self._send({**paths, "binary": binary, "epoch": epoch, "printing": printing})
         while True:
             line = self._replies.readline()
             if not line:
@@ -86,6 +88,14 @@ class PdfProcess:
                 return pdf_book.Book(**{**reply["book"], "path": Path(reply["book"]["path"])})
             if "error" in reply:
                 raise PrintFailed(*reply["error"])
+
+    def _send(self, message: dict) -> None:
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(json.dumps(message) + "\n")
+            self._process.stdin.flush()
+        except BrokenPipeError:
+            raise self._ended() from None
 
     def _ended(self) -> PrintFailed:
         """The PDF process is gone (what it printed on its way out is in the build's log)."""
@@ -154,11 +164,17 @@ def _serve(replies, held: list) -> None:
             replies.flush()
 
         reply(ready=failure is None)
+        ahead: tuple = (None, None)  # (the PDF cache named, its last book's parts being copied): for one job
         for line in sys.stdin:
             job = json.loads(line)
+            if "ahead" in job:
+                ahead = (Path(job["ahead"]), pdf_book.copy_ahead(Path(job["ahead"])))
+                continue
             try:
                 paths = {name: Path(job[name]) for name in _PATHS}
-                book = pdf_book.make(**{**job, **paths}, launch=launched, keep=held)
+                usable = ahead[1] if ahead[0] == paths["cache_dir"] else None
+                ahead = (None, None)
+                book = pdf_book.make(**{**job, **paths}, launch=launched, keep=held, ahead=usable)
             except Exception as error:  # Playwright, Chromium, rendering or the join: the build reports it
                 reply(error=[type(error).__name__, str(error)])
             else:

@@ -100,3 +100,15 @@ def test_the_pdf_process_ends_when_the_build_dies(tmp_path):
         os.kill(child, signal.SIGKILL)
         pytest.fail("the PDF process outlived the build that started it")
     assert _chromium_processes_under(tmp_path) == []
+
+
+def test_the_pdf_process_imports_none_of_the_engine():
+    """It starts with every build, beside MkDocs: the package's public names (the engine, which
+    imports the runner) come in only when used (snippet_runner/__init__.py), and it uses none."""
+    probe = (
+        "import sys, snippet_runner.site.pdf_process, snippet_runner.site.pdf_book;"
+        "print(sorted(m for m in sys.modules if m.startswith('snippet_runner.checking')));"
+        "import snippet_runner; print(snippet_runner.Engine.__name__, snippet_runner.SnippetError.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[]", "Engine SnippetError"], done.stdout + done.stderr
