@@ -6,14 +6,19 @@ import argparse
 import gc
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from snippet_runner.checking.approve import HASH_SEEDS, approve
-from snippet_runner.errors import SnippetError
-from snippet_runner.project import Project
+if TYPE_CHECKING:
+    from snippet_runner.project import Project
+
+# Each command imports what it needs when it runs: `make site` with nothing changed reads no
+# MkDocs settings (site/skip.py), and a build starts its PDF process as soon as it knows it builds.
 
 
 def accept(project: Project, only: list[str]) -> int:
     """``make accept``: approve every shown snippet (or those named) from two fresh runs that agree."""
+    from snippet_runner.checking.approve import HASH_SEEDS, approve
+
     shown = project.shown()
     rels = only or list(shown)
     engines = [project.engine(approval="warn", cached=False, worker_env={"PYTHONHASHSEED": s}) for s in HASH_SEEDS]
@@ -85,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         from snippet_runner.site import build as site_build
 
         return site_build.main(args.config_file, args.site_dir, force=args.force)
+    from snippet_runner.errors import SnippetError
+    from snippet_runner.project import Project
+
     try:
         project = Project.load(args.config_file)
     except SnippetError as error:
