@@ -5,8 +5,8 @@ half-written ``site/`` in place of the last good one. MkDocs has no option for t
 
 The whole build includes the PDF: it is printed from the staging folder's print page into the
 staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
-The process that prints it (``pdf_process.py``) starts with the build, before the settings are
-read, so that its imports and its Chromium are ready by the time MkDocs has written the print page.
+The process that prints it (``pdf_process.py``) starts with the build, so that its imports and its
+Chromium are ready by the time MkDocs has written the print page.
 Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
 skipped and how to get it.
 
@@ -21,7 +21,6 @@ With nothing changed since the build that made the ``site/`` in place, no build 
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import filecmp
 import os
@@ -55,22 +54,17 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
             f" (inputs key {key[:12]}), so nothing was rebuilt. `python -m snippet_runner site --force` builds anyway."
         )
         return 0
-    # The PDF process starts before the settings are read: what a prose edit waits for longest is
-    # its getting ready (Playwright's driver, Chromium). A project without a PDF closes it unused.
-    printer = _start_pdf_process()
     from snippet_runner.project import Project  # MkDocs' configuration: only when building
 
     try:
         project = Project.load(config)
     except SnippetError as error:
-        if printer is not None:
-            printer.close()
         print(f"error: {error}", file=sys.stderr)
         return 1
     skip.forget(root, site_dir)
     # The record of what the build left is written while the new site is locked in place: another
     # build finishing at the same moment could otherwise swap its own in while this one lists it.
-    return build(project, site_dir, config, epoch, swapped=lambda: skip.remember(root, site_dir, key), printer=printer)
+    return build(project, site_dir, config, epoch, swapped=lambda: skip.remember(root, site_dir, key))
 
 
 def build(
@@ -79,12 +73,9 @@ def build(
     config: Path = Path("mkdocs.yml"),
     epoch: int | None = None,
     swapped: Callable[[], None] | None = None,
-    printer: pdf_process.PdfProcess | None = None,
 ) -> int:
     """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
-    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart). ``printer``:
-    a PDF process started already (``_start_pdf_process``), which the build takes over and closes;
-    else one is started now if the project has a PDF."""
+    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
     site_dir = site_dir.resolve()
     _interrupted.clear()
     # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
@@ -96,6 +87,7 @@ def build(
     # whose later build took its date from an earlier in-process build's epoch 0).
     dated = os.environ.get("SOURCE_DATE_EPOCH")
     staging, code, why = None, 1, "failed"
+    pdf_job: pdf_process.PdfProcess | None = None  # the PDF process, once the build has taken it on
     try:
         staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.STAGING}", dir=site_dir.parent))
         umask = os.umask(0)
@@ -105,11 +97,16 @@ def build(
             epoch = source_date_epoch(config.resolve().parent)
         if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
-        # The PDF's process works beside MkDocs, and is ready when the print page is written.
-        with _pdf_process(project, printer) as printer:
+        # The PDF's process works beside MkDocs, and is ready when the print page is written. Once
+        # the PDF is made, it closes its browser while the new site is swapped in.
+        pdf_job = _pdf_process(project)
+        try:
             code = _mkdocs_build(config, staging)
             if code == 0 and not _interrupted:
-                code = _print_pdf(staging, site_dir.name, project, epoch, printer)
+                code = _print_pdf(staging, site_dir.name, project, epoch, pdf_job)
+        finally:
+            if pdf_job is not None:
+                pdf_job.end()
         if _interrupted:
             raise KeyboardInterrupt
     except (KeyboardInterrupt, click.exceptions.Abort):
@@ -121,6 +118,8 @@ def build(
             os.environ.pop("SOURCE_DATE_EPOCH", None)
         else:
             os.environ["SOURCE_DATE_EPOCH"] = dated
+        if code != 0 and pdf_job is not None:
+            pdf_job.close(timeout=pdf_job.CLOSE_WAIT)  # a job under way gets that long to end
         if code != 0 and staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     if code != 0:
@@ -129,6 +128,8 @@ def build(
         return code
     assert staging is not None  # made before anything could succeed
     _swap_in(staging, site_dir, swapped)
+    if pdf_job is not None:
+        pdf_job.close()
     print(f"Site built into {site_dir.name}/")
     if project.report_path.is_file():
         print(
@@ -181,27 +182,14 @@ def source_date_epoch(project: Path) -> int | None:
         return None
 
 
-def _start_pdf_process() -> pdf_process.PdfProcess | None:
-    """The PDF process (``pdf_process.py``), started now, where there is a Chromium."""
-    if chromium.find() is None:
+def _pdf_process(project: Project | None) -> pdf_process.PdfProcess | None:
+    """The PDF process (``pdf_process.py``), started now and told which PDF cache its job will use,
+    for a project with a PDF where there is a Chromium."""
+    if project is None or project.pdf is None or chromium.find() is None:
         return None
     from snippet_runner.site import pdf_process
 
-    return pdf_process.PdfProcess()
-
-
-def _pdf_process(
-    project: Project | None, started: pdf_process.PdfProcess | None
-) -> contextlib.AbstractContextManager[pdf_process.PdfProcess | None]:
-    """The PDF process for a project with a PDF (``started``, or one started now), told which PDF
-    cache its job will use; None (and ``started`` closed) for a project without one."""
-    if project is None or project.pdf is None:
-        if started is not None:
-            started.close()
-        return contextlib.nullcontext()
-    printer = started if started is not None else _start_pdf_process()
-    if printer is None:
-        return contextlib.nullcontext()
+    printer = pdf_process.PdfProcess()
     printer.copy_ahead(project.pdf_cache_dir)
     return printer
 

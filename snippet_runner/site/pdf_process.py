@@ -9,13 +9,13 @@ synchronous API belongs to the thread that started it, and the imports and the d
 would hold the interpreter lock that MkDocs needs (tried: the build's MkDocs part took 0.3 s longer
 with the browser launched from a thread).
 
-The build starts the process before it reads its settings, then names the PDF cache (``copy_ahead``):
-from then on, a thread of the process copies the last book's parts into the book the join will
-write (``pdf_join.Ahead``), while the process waits for its job and while Chromium prints the
-changed part. The build then hands the process one job, ``make``: the arguments of
-``pdf_book.make``, as one line of JSON on its stdin; the answer (the book, or the error's kind and message) comes back as one line on
-a pipe of its own, so nothing a library prints can be taken for it. A browser that failed to
-launch fails only a job that needs it: a PDF whose parts all come from the cache needs none.
+The build starts the process, then names the PDF cache (``copy_ahead``): from then on, a thread of
+the process copies the last book's parts into the book the join will write (``pdf_join.Ahead``),
+while the process waits for its job and while Chromium prints the changed part. The build then hands
+the process one job, ``make``: the arguments of ``pdf_book.make``, as one line of JSON on its stdin;
+the answer (the book, or the error's kind and message) comes back as one line on a pipe of its own,
+so nothing a library prints can be taken for it. A browser that failed to launch fails only a job
+that needs it: a PDF whose parts all come from the cache needs none.
 
 Stopping: the process ends when its stdin closes (``close``; the build's end, or the build's own
 death), and takes SIGTERM and SIGINT (Ctrl-C reaches the whole process group) like the build does,
@@ -55,6 +55,8 @@ class PrintFailed(RuntimeError):
 class PdfProcess:
     """The PDF process, started now; ``make`` hands it the book to make and waits for it."""
 
+    CLOSE_WAIT = CLOSE_WAIT
+
     def __init__(self, python: str = sys.executable):
         replies, reply_end = os.pipe()
         try:
@@ -70,8 +72,10 @@ class PdfProcess:
 
     def copy_ahead(self, cache_dir: Path) -> None:
         """Name the PDF cache of the job to come, before the job: from then on, the process copies
-        the parts of the last book made with that cache, for the join (``pdf_book.copy_ahead``)."""
-        self._send({"ahead": str(cache_dir)})
+        the parts of the last book made with that cache, for the join (``pdf_book.copy_ahead``). A
+        process that is gone already is not an error here: the job will say so."""
+        with contextlib.suppress(PrintFailed):
+            self._send({"ahead": str(cache_dir)})
 
     def make(
         self, print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: str, epoch: int | None, printing: str
@@ -110,12 +114,17 @@ class PdfProcess:
     def pid(self) -> int:
         return self._process.pid
 
-    def close(self, timeout: float | None = None) -> None:
-        """End the process: after the job under way, if any (at most ``timeout`` seconds, then it is
-        interrupted, which still closes its browser)."""
+    def end(self) -> None:
+        """Tell the process that no job will come (its stdin closes): it closes its browser and
+        ends, while the caller goes on; ``close`` then waits for it."""
         if self._process.stdin is not None and not self._process.stdin.closed:
             with contextlib.suppress(BrokenPipeError):
                 self._process.stdin.close()
+
+    def close(self, timeout: float | None = None) -> None:
+        """End the process: after the job under way, if any (at most ``timeout`` seconds, then it is
+        interrupted, which still closes its browser)."""
+        self.end()
         if self._replies.closed:
             return
         try:
