@@ -24,7 +24,8 @@ and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines 
 ``--scale`` generates 1,000 synthetic snippets over 100 pages and runs them cold on every core (one
 worker per core, each importing torch once), and reports:
 
-* **overhead per snippet** (target <= 2 ms): ``(cold - imports - compute / workers) / snippets``,
+* **overhead per snippet** (no target: the 2 ms one was withdrawn, as a fork alone costs 2.8 ms of
+  CPU): ``(cold - imports - compute / workers) / snippets``,
   the wall time the build spends per snippet on anything but the snippets' own work. *compute* is
   the sum of each snippet's run time as its process measured it (``RunResult.seconds``, from its
   first line to its last, including the page faults its own work causes), divided by the number
@@ -486,7 +487,9 @@ def scale(pages: int = 100, per_page: int = 10) -> None:
     )
     print(f"  workers' peak resident memory: {', '.join(f'{kb / 1024:.0f} MB' for kb in peaks)}")
     print(f"  warm (all cached): {warm:.2f} s, {warm / count * 1000:.2f} ms per snippet")
-    _verdict("overhead/snippet (ms)", overhead * 1000, 2.0)
+    # No verdict: the 2 ms target of an earlier issue was withdrawn (issue 24), since a fork alone
+    # costs 2.8 ms of CPU here and the isolation is worth it. The figure is kept to follow it.
+    print(f"{'overhead/snippet (ms)':34s} = {overhead * 1000:5.2f}   no target (the 2 ms one was withdrawn)")
 
 
 def main() -> None:
