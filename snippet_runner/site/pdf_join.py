@@ -88,9 +88,9 @@ class JoinPart:
 
 class Ahead:
     """Parts copied into a new book before the join, in a thread of their own: copying is most of a
-    join's work, and ``pdf_process.py`` starts it for the last book's parts as soon as it knows the
-    PDF cache, so that it runs while the process waits for its job and while Chromium prints (the
-    process waits on the browser then). Each part is copied as it was printed; the join changes
+    join's work, and ``pdf_process.py`` starts it for the last book's parts once its browser is up
+    and the build has named the PDF cache, so that it runs while the process waits for its job and
+    while Chromium prints (the process waits on the browser then). Each part is copied as it was printed; the join changes
     only the copies (the ids it numbers on, the contents' numbers), so a part copied here and one
     the join copies itself are the same objects. A part copied here that the join does not use is
     left unreferenced, and pikepdf writes only what the book references: the bytes are those of a
@@ -253,9 +253,9 @@ def _owners(sources, parts: list[JoinPart], offsets: list[int]) -> dict:
 
 def _number_the_contents(part: JoinPart, source, book, numbers: list[int | None]) -> None:
     """Write each contents entry's page over its placeholder, in ``book``'s copies of the contents
-    part's sheets (``pdf._write_numbers_into_pdf``, which reads the part with pypdf). The streams written are
-    kept beside the part (``numbered_path``) with the numbers they hold: a prose edit that moves
-    no page gives the same numbers, and the part is not read again."""
+    part's sheets (``pdf._write_numbers_into_pdf``, which reads the part with pypdf). The streams
+    written are kept beside the part (``numbered_path``) with the numbers they hold: a prose edit
+    that moves no page gives the same numbers, and the part is not read again."""
     kept = _kept_numbering(part, numbers)
     if kept is None:
         from pypdf import PdfReader
