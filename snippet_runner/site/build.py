@@ -119,7 +119,7 @@ def build(
         else:
             os.environ["SOURCE_DATE_EPOCH"] = dated
         if code != 0 and pdf_job is not None:
-            pdf_job.close(timeout=pdf_job.CLOSE_WAIT)  # a job under way gets that long to end
+            pdf_job.abandon()
         if code != 0 and staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     if code != 0:

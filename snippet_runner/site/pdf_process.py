@@ -55,8 +55,6 @@ class PrintFailed(RuntimeError):
 class PdfProcess:
     """The PDF process, started now; ``make`` hands it the book to make and waits for it."""
 
-    CLOSE_WAIT = CLOSE_WAIT
-
     def __init__(self, python: str = sys.executable):
         replies, reply_end = os.pipe()
         try:
@@ -138,11 +136,18 @@ class PdfProcess:
                 self._process.wait()
         self._replies.close()
 
+    def abandon(self) -> None:
+        """End the process because the build failed: a job under way gets ``CLOSE_WAIT`` seconds."""
+        self.close(CLOSE_WAIT)
+
     def __enter__(self) -> PdfProcess:
         return self
 
     def __exit__(self, kind, value, traceback) -> None:
-        self.close(CLOSE_WAIT if kind is not None else None)
+        if kind is not None:
+            self.abandon()
+        else:
+            self.close()
 
 
 def _interrupted(signum, frame):
