@@ -110,6 +110,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
         config.watch.append(str(self.project.snippets_dir))
         _cache_compiled_templates(config.theme, self.project.template_cache_dir)
+        lazy_jupyter.cache_compiled_templates(self.project.template_cache_dir)
         return config
 
     def on_files(self, files, *, config):
