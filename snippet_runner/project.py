@@ -11,8 +11,12 @@ scripts of the notebook folders. :meth:`Project.shown` works that out once, for 
 
 from __future__ import annotations
 
+import logging
+import logging.handlers
 import os
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +26,10 @@ from mkdocs.config.base import Config
 from snippet_runner.markdown.run_lines import find_includes
 
 PLUGIN = "snippet-runner"
+# The engine `make site` started before MkDocs loaded (Project.start_early), by its settings, until
+# the plugin's own Project asks for an engine with the same settings and takes it (Project.engine).
+_STARTED_EARLY: dict[tuple, tuple] = {}  # settings -> (engine, the log records it held back)
+LOGGER = "mkdocs.plugins.snippet_runner"  # the engine's loggers are below it
 
 
 class SnippetRunnerConfig(Config):
@@ -205,6 +213,52 @@ class Project:
 
     # -- the engine ---------------------------------------------------------------------------
 
+    def for_build(self, serving: bool = False) -> tuple[str, bool]:
+        """How a build checks and whether it runs: ``(approval, execute)``, from the settings and
+        the environment (``SNIPPETS_APPROVAL``, ``SNIPPETS_EXECUTE``); ``mkdocs serve`` only warns.
+        An approval mode that is not a build's is returned as it is, for the caller to refuse."""
+        execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.execute else "0") != "0"
+        approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval)
+        return approval, execute
+
+    def in_read_order(self) -> list[str]:
+        """The snippets the site shows, in about the order a build needs them: the notebooks' first
+        (the build renders their pages beside the Markdown pages), then each by the first page that
+        shows it, the pages in MkDocs' reading order (its files' order: by folder, a folder's index
+        first, then by name)."""
+
+        def page_order(where: str) -> tuple:
+            parts = Path(where.split(":")[0]).relative_to(self.shown_path(self.docs_dir)).parts
+            return (parts[:-1], Path(parts[-1]).stem not in ("index", "README"), parts[-1])
+
+        shown = self.shown()
+        notebooks = self.notebook_pages()
+        rest = sorted((rel for rel in shown if rel not in notebooks), key=lambda rel: min(map(page_order, shown[rel])))
+        return [rel for rel in notebooks if rel in shown] + rest
+
+    def start_early(self) -> int:
+        """The build's engine, made now and sent every snippet the site shows that the cache does
+        not hold: ``make site`` calls this before MkDocs loads, so that a worker, if one must run,
+        imports torch while MkDocs reads its settings. The plugin's engine (:meth:`engine`, same
+        settings) is then this one, with what it read. Returns how many snippets were sent (0: no
+        worker started). The build calls :func:`stop_early` when it ends, for an engine no plugin took."""
+        from snippet_runner.checking.engine import APPROVAL_MODES
+
+        approval, execute = self.for_build()
+        if not execute or approval not in APPROVAL_MODES:
+            return 0  # the plugin reports a bad approval mode
+        from snippet_runner.errors import SnippetError
+
+        try:
+            order = self.in_read_order()
+        except SnippetError:
+            order = list(self.notebook_pages())  # a malformed include: its page reports it
+        engine = self.engine(approval=approval, execute=execute)
+        with _held_log() as held:  # MkDocs shows the engine's log once it has set up its logging
+            sent = engine.prefetch_early(order)
+        _STARTED_EARLY[self._engine_settings(approval, True, execute, None, None)] = (engine, held)
+        return sent
+
     def engine(
         self,
         *,
@@ -215,9 +269,16 @@ class Project:
         python: str | None = None,
     ):
         """An :class:`~snippet_runner.engine.Engine` with this project's settings (``python``: run
-        the worker under another interpreter, as ``make drift`` does; uncached then)."""
+        the worker under another interpreter, as ``make drift`` does; uncached then); the one
+        :meth:`start_early` started, if its settings are these."""
         from snippet_runner.checking.engine import Engine
 
+        started = _STARTED_EARLY.pop(self._engine_settings(approval, cached, execute, worker_env, python), None)
+        if started is not None:
+            engine, held = started
+            for record in held:  # what it logged before MkDocs set up its logging, shown now
+                logging.getLogger(record.name).handle(record)
+            return engine
         return Engine(
             self.snippets_dir,
             self.cache_dir if cached else None,
@@ -231,6 +292,48 @@ class Project:
             warm_up=self.warm_up,
             warm_up_names=self.warm_up_names,
         )
+
+    def _engine_settings(self, approval, cached, execute, worker_env, python) -> tuple:
+        return (
+            self.snippets_dir,
+            self.cache_dir if cached else None,
+            approval or self.approval,
+            self.execute if execute is None else execute,
+            self.preload,
+            self.snippets_name,
+            tuple(sorted((worker_env or {}).items())),
+            self.workers,
+            python,
+            self.warm_up,
+            self.warm_up_names,
+        )
+
+
+def stop_early() -> None:
+    """Close the engine :meth:`Project.start_early` started that no plugin took (a build that
+    failed before MkDocs loaded the plugin, or a configuration the plugin reads differently)."""
+    while _STARTED_EARLY:
+        engine, _ = _STARTED_EARLY.popitem()[1]
+        engine.close()
+
+
+@contextmanager
+def _held_log() -> Iterator[list[logging.LogRecord]]:
+    """The records the engine logs meanwhile, every level, held back instead of shown (the
+    engine's loggers are MkDocs' plugin loggers, which MkDocs has not set up yet)."""
+    handler = logging.handlers.BufferingHandler(capacity=1 << 20)  # never flushes on its own
+    held = handler.buffer
+    logger = logging.getLogger(LOGGER)
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        yield held
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def _config_error(setting: str, problem: str):

@@ -106,11 +106,16 @@ class Engine:
         # cache key -> what run() gave in this build, so a snippet run twice in a build (every
         # page checked first, then rendered) runs once even when its result may not be cached
         self._memo: dict[str, Outcome | SnippetError] = {}
+        self._read_early = False  # prefetch_early read this build's snippets before it began
 
     # -- public API ----------------------------------------------------------------------------
 
     def begin_build(self) -> None:
-        """Forget what the last build read (files may have changed since); keep the warm worker."""
+        """Forget what the last build read (files may have changed since); keep the warm worker.
+        Right after :meth:`prefetch_early`, what it read is this build's, and is kept."""
+        if self._read_early:
+            self._read_early = False
+            return
         self.records.clear()
         self._prefetched.clear()
         self._hits.clear()
@@ -132,12 +137,15 @@ class Engine:
             return 0
         todo: list[tuple[spec.Snippet, str]] = []
         for rel in rels:
-            try:
-                snippet = self.load(rel)
-            except SnippetError:
-                continue
-            key = key_for(snippet, self.preload)
-            self._prefetched[rel] = (snippet, key)
+            if rel in self._prefetched:  # read already in this build (prefetch_early)
+                snippet, key = self._prefetched[rel]
+            else:
+                try:
+                    snippet = self.load(rel)
+                except SnippetError:
+                    continue
+                key = key_for(snippet, self.preload)
+                self._prefetched[rel] = (snippet, key)
             if key in self._tickets or key in self._hits or any(key == k for _, k in todo):
                 continue
             hit = self.cache.get(key, rel) if self.cache is not None else None
@@ -152,6 +160,14 @@ class Engine:
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))
         return len(todo)
+
+    def prefetch_early(self, rels: list[str]) -> int:
+        """:meth:`prefetch`, before the build begins (``make site``, before MkDocs loads): the
+        :meth:`begin_build` that follows keeps what this read, and the build's own prefetch reads
+        only what this did not."""
+        sent = self.prefetch(rels)
+        self._read_early = True
+        return sent
 
     def workers_starting(self) -> bool:
         """Whether a worker is still importing torch and warming up, so that the next ``run`` of a

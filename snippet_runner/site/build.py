@@ -76,6 +76,8 @@ def build(
 ) -> int:
     """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
     (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
+    from snippet_runner.project import stop_early  # imported already: `project` is one
+
     site_dir = site_dir.resolve()
     _interrupted.clear()
     # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
@@ -100,6 +102,8 @@ def build(
         # The PDF's process works beside MkDocs, and is ready when the print page is written. Once
         # the PDF is made, it closes its browser while the new site is swapped in.
         pdf_job = _pdf_process(project)
+        if project is not None:
+            project.start_early()  # the snippets' worker, if one must run: a cold build waits for it
         try:
             code = _mkdocs_build(config, staging)
             if code == 0 and not _interrupted:
@@ -112,6 +116,7 @@ def build(
     except (KeyboardInterrupt, click.exceptions.Abort):
         code, why = 130, "interrupted"
     finally:
+        stop_early()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if dated is None:

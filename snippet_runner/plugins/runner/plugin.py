@@ -27,7 +27,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
 from pathlib import Path
 
 import jinja2
@@ -89,8 +88,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         except SnippetError as error:
             raise PluginError(str(error)) from None
         if self.engine is None:  # once per `mkdocs build`, once per whole `mkdocs serve`
-            execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.project.execute else "0") != "0"
-            approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if self.serving else self.project.approval)
+            approval, execute = self.project.for_build(self.serving)
             if approval not in APPROVAL_MODES:
                 raise PluginError(
                     f"SNIPPETS_APPROVAL={approval}: a build can only check outputs ({' or '.join(APPROVAL_MODES)});"
