@@ -42,7 +42,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin, event_priority
 
-from snippet_runner.plugins.print_page.links_cache import remember_fixed_links
+from snippet_runner.plugins.print_page.links_cache import fix_ahead, remember_fixed_links
 
 log = logging.getLogger("mkdocs.plugins.print_page")
 
@@ -64,6 +64,13 @@ class PrintPagePlugin(BasePlugin[PrintPageConfig]):
     def on_config(self, config):
         remember_fixed_links(Path(config.config_file_path).parent / self.config.cache_dir)
         return config
+
+    @event_priority(-100)
+    def on_page_content(self, html, *, page, config, files):
+        """After print-site has kept the page's HTML: its links rewritten for the print page now,
+        beside the snippets a cold build still runs, not after the last page (links_cache.py)."""
+        fix_ahead(config, page)
+        return html
 
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:
