@@ -17,6 +17,11 @@ keeps two results of its own, by content:
 * **its search entries**, keyed by what the search plugin reads of a page (its URL, title, HTML,
   table of contents and search settings) and the site key.
 
+Material's search plugin indexes each page while MkDocs renders the pages' templates, after the
+last page is read, on the build's one thread. :meth:`PageCache.index_ahead` works out a page's
+entries as soon as its HTML is final (the end of ``on_page_content``), while a cold build's worker
+still runs the later pages' snippets, and the search plugin then takes them, by the same key.
+
 A render that logged anything (a broken link, a missing anchor: MkDocs' strict mode counts the
 warnings) is not kept, so it is rendered, and logs, again in every build until it is fixed. Each
 page has one file per kind under the cache folder, replaced when the page changes, so the cache
@@ -85,6 +90,9 @@ class PageCache:
         self.folder = folder
         self.key = key
         self.rendered = self.reused = self.indexed = self.looked_up = 0
+        self._search_index = None  # Material's, once cache_search has it
+        self._search_original = None  # its own add_entry_from_context
+        self._ahead: dict[str, tuple[list, bool]] = {}  # key -> (entries, from the cache), index_ahead's
 
     def line(self) -> str:
         return (
@@ -137,24 +145,55 @@ class PageCache:
 
     def cache_search(self, search_index) -> None:
         """Make Material's search index take a page's entries from the cache when it has them."""
-        original = search_index.add_entry_from_context
+        self._search_index, self._search_original = search_index, search_index.add_entry_from_context
 
         def add_entry_from_context(page):
-            meta = {name: page.meta.get(name) for name in ("search", "tags", "title")}
-            toc = json.dumps([_item(link) for link in page.toc])
-            key = _hash(self.key, page.url, str(page.title), page.content or "", toc, json.dumps(meta, default=str))
-            path = self._path("search", page.url)
-            entry = _read(path, key)
-            if entry is not None:
-                search_index.entries.extend(entry["entries"])
+            entries, cached = self._entries(page, self._search_key(page))
+            search_index.entries.extend(entries)
+            if cached:
                 self.looked_up += 1
-                return
-            before = len(search_index.entries)
-            original(page)
-            self.indexed += 1
-            write_atomic(path, json.dumps({"key": key, "entries": search_index.entries[before:]}))
+            else:
+                self.indexed += 1
 
         search_index.add_entry_from_context = add_entry_from_context
+
+    def index_ahead(self, page, content: str) -> None:
+        """Work out ``page``'s search entries now, its HTML being ``content`` (what MkDocs makes
+        ``page.content`` once ``on_page_content`` is over), for the search plugin to take later."""
+        if self._search_index is None:
+            return
+        final, page.content = page.content, content
+        try:
+            key = self._search_key(page)
+            if key not in self._ahead:
+                self._ahead[key] = self._entries(page, key)
+        finally:
+            page.content = final
+
+    def _search_key(self, page) -> str:
+        meta = {name: page.meta.get(name) for name in ("search", "tags", "title")}
+        toc = json.dumps([_item(link) for link in page.toc])
+        return _hash(self.key, page.url, str(page.title), page.content or "", toc, json.dumps(meta, default=str))
+
+    def _entries(self, page, key: str) -> tuple[list, bool]:
+        """The page's entries, and whether they came from the cache: worked out ahead, read from
+        the cache, or made now by the search plugin (and cached)."""
+        if key in self._ahead:
+            return self._ahead.pop(key)
+        path = self._path("search", page.url)
+        entry = _read(path, key)
+        if entry is not None:
+            return entry["entries"], True
+        index = self._search_index
+        assert index is not None and self._search_original is not None  # cache_search set them
+        kept, index.entries = index.entries, []
+        try:
+            self._search_original(page)
+            made = index.entries
+        finally:
+            index.entries = kept
+        write_atomic(path, json.dumps({"key": key, "entries": made}))
+        return made, False
 
     def _path(self, kind: str, name: str) -> Path:
         return self.folder / f"{kind}-{hashlib.blake2b(name.encode(), digest_size=10).hexdigest()}.json"

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import jinja2
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
@@ -375,7 +375,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             page.meta["examples_archive"] = f"{folder}/{page_notebooks.ARCHIVE}"
         return markdown
 
-    def on_page_content(self, html, *, page, config, files):
+    def _adjust_notebook_page(self, html, *, page, config, files):
         if page.file.src_uri in self.notebooks:
             following = page.next_page
             link = (following.file.url_relative_to(page.file), following.title) if following else None
@@ -383,6 +383,15 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             self.notebook_styles.update(dict.fromkeys(styles))
             return adjust_rendered_page(html, Path(page.file.src_uri).name, next_page=link)
         return html
+
+    @event_priority(-100)
+    def _index_ahead(self, html, *, page, config, files):
+        """Once every plugin has had the page's HTML: its search entries, now (page_cache.py)."""
+        if self.page_cache is not None:
+            self.page_cache.index_ahead(page, html)
+        return html
+
+    on_page_content = CombinedEvent(_adjust_notebook_page, _index_ahead)
 
     def on_post_build(self, *, config):
         self._write_downloads(config)
