@@ -4,7 +4,8 @@ The expansion of ``{{ run … }}`` lines is a Python-Markdown extension (:mod:`s
 that works without MkDocs. This plugin adds what needs MkDocs' build events: it builds the
 :class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
 (``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
-renders; it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
+renders (under ``make site`` the engine was made, and sent them, before MkDocs loaded:
+``Project.start_early``, whose engine this is then); it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
 watches the snippets; it writes the exercise notebooks (their exercises run first, and a forked
 copy of the build renders their pages while the Markdown pages are read: ``notebooks_ahead.py``),
 and each teaching page's examples as a
