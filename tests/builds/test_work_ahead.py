@@ -10,35 +10,51 @@ import shutil
 
 from tests.builds.test_fast_builds import PAGES
 
-NAV = "nav:\n  - index.md\n  - A part:\n      - other.md\n      - third.md\n"
-
-# Builds the project in this process and prints, as JSON, how many pages print-site rewrote while
-# the pages were read and how many after (its post-build step); with "off", fix_ahead does nothing.
-COUNT_REWRITES = r"""
+# What both scripts below share: counts of calls made while the pages are read, and after.
+COUNTING = r"""
 import json, sys
-from mkdocs_print_site_plugin import plugin as print_site, urls
-from snippet_runner.plugins.print_page import plugin as print_page
 
 phase, counts = ["reading"], {"reading": 0, "after": 0}
-rewrite = urls.update_anchor_ids
-def counted(page_html, page_key):
-    counts[phase[0]] += 1
-    return rewrite(page_html, page_key)
-urls.update_anchor_ids = counted
 
-post_build = print_site.PrintSitePlugin.on_post_build
-def after(self, config, **kwargs):
-    phase[0] = "after"
-    return post_build(self, config, **kwargs)
-print_site.PrintSitePlugin.on_post_build = after
+def count_calls(owner, name):
+    wrapped = getattr(owner, name)
+    def counted(*args, **kwargs):
+        counts[phase[0]] += 1
+        return wrapped(*args, **kwargs)
+    setattr(owner, name, counted)
 
-if sys.argv[1] == "off":
-    print_page.fix_ahead = lambda config, page: False
+def after_the_reading(owner, name):
+    wrapped = getattr(owner, name)
+    def switched(*args, **kwargs):
+        phase[0] = "after"
+        return wrapped(*args, **kwargs)
+    setattr(owner, name, switched)
+"""
 
+# The end of both: the build, in this process, then the counts as JSON on the last line.
+BUILD_AND_COUNT = r"""
 from snippet_runner.__main__ import main
 code = main(["site", "--force"])
 print(json.dumps({"code": code, **counts}))
 """
+
+NAV = "nav:\n  - index.md\n  - A part:\n      - other.md\n      - third.md\n"
+
+# Counts the pages print-site rewrote while the pages were read, and in its post-build step;
+# with "off", fix_ahead does nothing.
+COUNT_REWRITES = (
+    COUNTING
+    + r"""
+from mkdocs_print_site_plugin import plugin as print_site, urls
+from snippet_runner.plugins.print_page import plugin as print_page
+
+count_calls(urls, "update_anchor_ids")
+after_the_reading(print_site.PrintSitePlugin, "on_post_build")
+if sys.argv[1] == "off":
+    print_page.fix_ahead = lambda config, page: False
+"""
+    + BUILD_AND_COUNT
+)
 
 
 def _build(scratch, mode: str) -> tuple[dict, bytes]:
@@ -61,33 +77,21 @@ def test_the_links_are_rewritten_while_the_pages_are_read_into_the_same_print_pa
     assert b'href="#other-more"' in ahead  # a rewritten link, as print-site writes it
 
 
-# Builds the project in this process and prints, as JSON, how many pages Material's search plugin
-# indexed while the pages were read and how many after; with "off", index_ahead does nothing.
-COUNT_INDEXING = r"""
-import json, sys
+# Counts the pages Material's search plugin indexed while the pages were read, and after (the
+# templates, where it indexes them itself); with "off", index_ahead does nothing.
+COUNT_INDEXING = (
+    COUNTING
+    + r"""
 from material.plugins.search import plugin as search
 from snippet_runner.plugins.runner import page_cache, plugin as runner
 
-phase, counts = ["reading"], {"reading": 0, "after": 0}
-index = search.SearchIndex.add_entry_from_context
-def counted(self, page):
-    counts[phase[0]] += 1
-    return index(self, page)
-search.SearchIndex.add_entry_from_context = counted
-
-on_env = runner.SnippetRunnerPlugin.on_env
-def templates_next(self, env, **kwargs):
-    phase[0] = "after"
-    return on_env(self, env, **kwargs)
-runner.SnippetRunnerPlugin.on_env = templates_next
-
+count_calls(search.SearchIndex, "add_entry_from_context")
+after_the_reading(runner.SnippetRunnerPlugin, "on_env")
 if sys.argv[1] == "off":
     page_cache.PageCache.index_ahead = lambda self, page, content: None
-
-from snippet_runner.__main__ import main
-code = main(["site", "--force"])
-print(json.dumps({"code": code, **counts}))
 """
+    + BUILD_AND_COUNT
+)
 
 
 def test_the_search_entries_are_made_while_the_pages_are_read_into_the_same_index(scratch):
