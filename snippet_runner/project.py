@@ -243,12 +243,11 @@ class Project:
         settings) is then this one, with what it read. Returns how many snippets were sent (0: no
         worker started). The build calls :func:`stop_early` when it ends, for an engine no plugin took."""
         from snippet_runner.checking.engine import APPROVAL_MODES
+        from snippet_runner.errors import SnippetError
 
         approval, execute = self.for_build()
         if not execute or approval not in APPROVAL_MODES:
             return 0  # the plugin reports a bad approval mode
-        from snippet_runner.errors import SnippetError
-
         try:
             order = self.in_read_order()
         except SnippetError:

@@ -1,15 +1,15 @@
 """The MkDocs side: what only MkDocs can do, over the engine and the Markdown extension.
 
-The expansion of ``{{ run … }}`` lines is a Python-Markdown extension (:mod:`snippet_runner.markdown.extension`)
-that works without MkDocs. This plugin adds what needs MkDocs' build events: it builds the
-:class:`~snippet_runner.project.Project` from its validated settings, scans the pages once
-(``on_files``) to send every uncached snippet to the worker early, so torch is imported while MkDocs
-renders (under ``make site`` the engine was made, and sent them, before MkDocs loaded:
-``Project.start_early``, whose engine this is then); it keeps one engine (and one warm worker) across the rebuilds of ``mkdocs serve`` and
-watches the snippets; it writes the exercise notebooks (their exercises run first, and a forked
-copy of the build renders their pages while the Markdown pages are read: ``notebooks_ahead.py``),
-and each teaching page's examples as a
-notebook plus one archive of them all (:mod:`snippet_runner.markdown.page_notebooks`, linked from the pages
+The expansion of ``{{ run … }}`` lines is a Python-Markdown extension
+(:mod:`snippet_runner.markdown.extension`) that works without MkDocs. This plugin adds what needs
+MkDocs' build events: it builds the :class:`~snippet_runner.project.Project` from its validated
+settings, scans the pages once (``on_files``) to send every uncached snippet to the worker early, so
+torch is imported while MkDocs renders (``make site`` made the engine, and sent them, before MkDocs
+loaded: ``Project.start_early``, whose engine this then is); it keeps one engine (and one warm
+worker) across the rebuilds of ``mkdocs serve`` and watches the snippets; it writes the exercise
+notebooks (their exercises run first, and a forked copy of the build renders their pages while the
+Markdown pages are read: ``notebooks_ahead.py``), and each teaching page's examples as a notebook
+plus one archive of them all (:mod:`snippet_runner.markdown.page_notebooks`, linked from the pages
 through ``page.meta``); and it gives templates the build info.
 
 Under ``mkdocs serve`` an output that differs from its approved copy is shown at once, under a
