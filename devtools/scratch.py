@@ -31,7 +31,20 @@ plugins:
       preload: []
 """
 
-_NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "node_modules", ".cache", "site", "site.*", "__pycache__")
+# Left out of a copy: at the project's top, its history, its environments, its caches, the built site
+# and a build's staging folders and lock (site.*); anywhere, bytecode. Only at the top: a pattern
+# such as "site.*" applied everywhere once left docs/assets/site.css out of every copy.
+_NOT_COPIED_AT_THE_TOP = {".git", ".venv", "node_modules", ".cache", "site"}
+
+
+def _not_copied(top: Path):
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        left_out = {name for name in names if name == "__pycache__"}
+        if Path(folder) == top:
+            left_out |= {name for name in names if name in _NOT_COPIED_AT_THE_TOP or name.startswith("site.")}
+        return left_out
+
+    return ignored
 
 
 @dataclass
@@ -52,7 +65,7 @@ class ScratchProject:
     def copy_of(cls, source: Path, into: Path) -> ScratchProject:
         """Everything a build reads (pages, snippets, theme overrides, config), no caches, no site;
         the npm packages (Graphviz, which lays out the graphs) are the source's, linked, not copied."""
-        shutil.copytree(source, into / "project", ignore=_NOT_COPIED)
+        shutil.copytree(source, into / "project", ignore=_not_copied(Path(source)))
         if (source / "node_modules").is_dir():
             (into / "project" / "node_modules").symlink_to((source / "node_modules").resolve())
         return cls(into / "project")

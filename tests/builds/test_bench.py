@@ -1,5 +1,7 @@
 """`make bench` runs on a copy of the project; its scale mode works end to end (no times asserted)."""
 
+import subprocess
+
 import pytest
 from real_chapter import ROOT
 
@@ -16,6 +18,10 @@ def test_the_copy_holds_everything_a_build_reads_and_no_caches(tmp_path):
     # the npm packages the build lays its graphs out with are linked, not copied
     assert (project / "node_modules").is_symlink()
     assert (project / "node_modules").resolve() == (ROOT / "node_modules").resolve()
+    # every file the repository tracks is there (docs/assets/site.css was once left out)
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    missing = [rel for rel in tracked.splitlines() if (ROOT / rel).is_file() and not (project / rel).is_file()]
+    assert missing == []
 
 
 def test_scale_mode_runs_generated_snippets_and_reports_overhead(capsys):
