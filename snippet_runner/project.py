@@ -28,7 +28,7 @@ from snippet_runner.markdown.run_lines import find_includes
 PLUGIN = "snippet-runner"
 # The engine `make site` started before MkDocs loaded (Project.start_early), by its settings, until
 # the plugin's own Project asks for an engine with the same settings and takes it (Project.engine).
-_STARTED_EARLY: dict[tuple, tuple] = {}  # settings -> (engine, the log records it held back)
+_STARTED_EARLY: dict[str, tuple] = {}  # repr of its arguments -> (engine, the log records it held back)
 LOGGER = "mkdocs.plugins.snippet_runner"  # the engine's loggers are below it
 
 
@@ -255,7 +255,7 @@ class Project:
         engine = self.engine(approval=approval, execute=execute)
         with _held_log() as held:  # MkDocs shows the engine's log once it has set up its logging
             sent = engine.prefetch_early(order)
-        _STARTED_EARLY[self._engine_settings(approval, True, execute, None, None)] = (engine, held)
+        _STARTED_EARLY[repr(self._engine_arguments(approval, True, execute, None, None))] = (engine, held)
         return sent
 
     def engine(
@@ -272,40 +272,29 @@ class Project:
         :meth:`start_early` started, if its settings are these."""
         from snippet_runner.checking.engine import Engine
 
-        started = _STARTED_EARLY.pop(self._engine_settings(approval, cached, execute, worker_env, python), None)
+        args, settings = self._engine_arguments(approval, cached, execute, worker_env, python)
+        started = _STARTED_EARLY.pop(repr((args, settings)), None)
         if started is not None:
             engine, held = started
             for record in held:  # what it logged before MkDocs set up its logging, shown now
                 logging.getLogger(record.name).handle(record)
             return engine
-        return Engine(
-            self.snippets_dir,
-            self.cache_dir if cached else None,
-            approval_mode=approval or self.approval,
-            execute=self.execute if execute is None else execute,
-            preload=self.preload,
-            shown_as=self.snippets_name,
-            worker_env=worker_env,
-            workers=self.workers or len(os.sched_getaffinity(0)),
-            python=python,
-            warm_up=self.warm_up,
-            warm_up_names=self.warm_up_names,
-        )
+        return Engine(*args, **settings)
 
-    def _engine_settings(self, approval, cached, execute, worker_env, python) -> tuple:
-        return (
-            self.snippets_dir,
-            self.cache_dir if cached else None,
-            approval or self.approval,
-            self.execute if execute is None else execute,
-            self.preload,
-            self.snippets_name,
-            tuple(sorted((worker_env or {}).items())),
-            self.workers,
-            python,
-            self.warm_up,
-            self.warm_up_names,
-        )
+    def _engine_arguments(self, approval, cached, execute, worker_env, python) -> tuple[tuple, dict]:
+        """What :meth:`engine` makes an ``Engine`` with; their ``repr`` keys a started one."""
+        folders = (self.snippets_dir, self.cache_dir if cached else None)
+        return folders, {
+            "approval_mode": approval or self.approval,
+            "execute": self.execute if execute is None else execute,
+            "preload": self.preload,
+            "shown_as": self.snippets_name,
+            "worker_env": worker_env,
+            "workers": self.workers or len(os.sched_getaffinity(0)),
+            "python": python,
+            "warm_up": self.warm_up,
+            "warm_up_names": self.warm_up_names,
+        }
 
 
 def stop_early() -> None:
