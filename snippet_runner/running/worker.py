@@ -279,17 +279,17 @@ def _warm_up() -> None:
     repr(x.grad), repr(y), str(torch.zeros(1, dtype=torch.int64))
 
 
-def _prepare_for_forks() -> None:
+def _prepare_for_forks() -> _HugePages:
     """Make the worker cheap to fork, once it has imported and warmed up everything.
 
     * ``gc.freeze()``: the objects the worker holds now (torch's whole Python side) move to a
       generation the collector never visits, so a collection in a child does not write to every
       object's header and copy every page of the heap (Python's own advice for forking servers).
-    * Transparent huge pages (:func:`_collapse_huge_pages`).
+    * Transparent huge pages (:class:`_HugePages`), put in later, while the worker waits for work.
     """
     gc.collect()
     gc.freeze()
-    _collapse_huge_pages()
+    return _HugePages()
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -297,8 +297,9 @@ _libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
 MADV_COLLAPSE = 25  # Linux 6.1
 
 
-def _collapse_huge_pages() -> None:
-    """Back the worker's heap and anonymous memory with 2 MB pages.
+class _HugePages:
+    """Back the worker's heap and anonymous memory with 2 MB pages, a few at a time, when no
+    request is waiting.
 
     ``fork()`` copies a page-table entry, and the child's exit frees one, for every 4 KB page the
     worker has written: about 150 MB with torch, 37,000 entries, 3 ms of the parent's time and as
@@ -306,24 +307,72 @@ def _collapse_huge_pages() -> None:
     huge page, one entry, whatever the system's THP setting; a child that writes into one gets it
     split and copies only the 4 KB it touched. A kernel that refuses changes nothing but speed.
 
-    Measured: about 125 of the 150 MB become huge pages; over the first hundred snippets the
-    worker's own writes and frees (while a child shares its pages) split about 40 MB back into
-    small pages, where they stay. Collapsing again every 64 snippets won back 10 MB at 10 to 25 ms a
-    time, more than the forks it made cheaper saved, so it is done once."""
-    huge = 2 << 20
-    try:
-        with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
-            regions = [line.split() for line in maps]
-    except OSError:
-        return
-    for fields in regions:
-        if fields[1] != "rw-p" or (len(fields) > 5 and fields[5] != "[heap]"):
-            continue  # only the heap and anonymous memory; files and stacks stay as they are
-        low, high = (int(x, 16) for x in fields[0].split("-"))
-        start, end = (low + huge - 1) & ~(huge - 1), high & ~(huge - 1)
-        if end > start:
-            _libc.madvise(start, end - start, MADV_COLLAPSE)  # refused (EINVAL, EAGAIN): no harm done
-    ctypes.set_errno(0)  # the landlock package reads errno even after a call that succeeded
+    Collapsing all of it takes about half a second, as long as the first hundred forks save, so it
+    is not done before the worker says it is ready: a cold build would wait that long for its first
+    result (measured: a cold build without the PDF took 0.48 s longer with it done there). The
+    worker does it in steps of ``STEP`` bytes whenever its request pipe is empty (a build reading
+    pages, an author between edits), and all of what is left once ``FORCE_AFTER`` snippets have run,
+    so a long run of snippets still gets the cheaper forks. Forcing it after 32 snippets cost a cold
+    build of the chapter most of what the deferral gained (0.19 s of 0.48).
+
+    Measured when it was done at once: about 125 of the 150 MB become huge pages; over the first
+    hundred snippets the worker's own writes and frees (while a child shares its pages) split about
+    40 MB back into small pages, where they stay. Collapsing again every 64 snippets won back 10 MB at
+    10 to 25 ms a time, more than the forks it made cheaper saved, so each range is collapsed once.
+    """
+
+    HUGE = 2 << 20
+    STEP = 4 * HUGE  # about 30 ms of the kernel's copying: what a request arriving meanwhile waits at most
+    FORCE_AFTER = 128  # snippets run with no pause for it (a cold build of the chapter runs 89)
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[int, int]] = []
+        try:
+            with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
+                regions = [line.split() for line in maps]
+        except OSError:
+            return
+        for fields in regions:
+            if fields[1] != "rw-p" or (len(fields) > 5 and fields[5] != "[heap]"):
+                continue  # only the heap and anonymous memory; files and stacks stay as they are
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            start, end = (low + self.HUGE - 1) & ~(self.HUGE - 1), high & ~(self.HUGE - 1)
+            self.steps += [(at, min(at + self.STEP, end)) for at in range(start, end, self.STEP)]
+
+    def step(self) -> bool:
+        """Collapse the next range; whether any is left."""
+        if self.steps:
+            start, end = self.steps.pop(0)
+            # refused (EINVAL, EAGAIN, or ENOMEM for a range unmapped since): no harm done
+            _libc.madvise(start, end - start, MADV_COLLAPSE)
+            ctypes.set_errno(0)  # the landlock package reads errno even after a call that succeeded
+        return bool(self.steps)
+
+    def finish(self) -> None:
+        while self.step():
+            pass
+
+
+class _Requests:
+    """The request lines on stdin, read so that the worker can tell when none is waiting, and use
+    that time (``idle``)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = b""
+
+    def next(self, idle) -> str | None:
+        """The next request line (None at end of input). While none has arrived, ``idle()`` is
+        called as long as it says it has more to do; then this blocks."""
+        while b"\n" not in self.buffer:
+            if not select.select([self.fd], [], [], 0)[0] and idle():
+                continue
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8")
 
 
 def main() -> None:
@@ -343,21 +392,25 @@ def main() -> None:
     warmup.warm(json.loads(sys.argv[4]) if len(sys.argv) > 4 else [])  # what the snippets will use
     terminal = Terminal()
     box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None, isolated=isolated)
-    _prepare_for_forks()
+    huge_pages = _prepare_for_forks()
     ready = Ready(
         import_seconds=time.perf_counter() - started,
         import_cpu_seconds=time.process_time(),
         protections_off=tuple(isolated.off),
     )
     results.write(protocol.dumps(ready) + "\n")
+    requests, ran = _Requests(sys.stdin.fileno()), 0
     try:
-        for line in sys.stdin:
+        while (line := requests.next(idle=huge_pages.step)) is not None:
             request = protocol.loads(line)
             if not isinstance(request, RunRequest):
                 raise TypeError(f"the worker takes run requests, not {type(request).__name__}")
             results.write(protocol.dumps(Started(request.id)) + "\n")
             results.write(run_forked(request, terminal, box) + "\n")
             settle(box)
+            ran += 1
+            if ran == _HugePages.FORCE_AFTER:
+                huge_pages.finish()
     finally:
         settle(box)
         box.close()

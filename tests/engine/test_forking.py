@@ -114,3 +114,42 @@ def test_many_snippets_in_a_row_each_see_a_pristine_worker(write_snippet, engine
     engine.prefetch(rels)  # all sent at once
     for rel in rels:
         assert engine.run(rel).output == "False None torch.float32 []\n", rel
+
+
+def _kernel_collapses_huge_pages() -> bool:
+    """Whether this kernel takes MADV_COLLAPSE (Linux 6.1) for private anonymous memory, as the
+    worker's heap is: tried on 2 MB-aligned memory of this process."""
+    import ctypes
+    import mmap
+
+    area = mmap.mmap(-1, 8 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        area.write(b"x" * (8 << 20))
+        start = ctypes.c_char.from_buffer(area)
+        aligned = -ctypes.addressof(start) % (2 << 20)
+        del start  # a buffer still exported would keep the mapping from closing
+        area.madvise(25, aligned, 4 << 20)  # MADV_COLLAPSE
+    except OSError:
+        return False
+    finally:
+        area.close()
+    return True
+
+
+def test_the_worker_backs_its_memory_with_huge_pages_once_it_waits_for_work(write_snippet, engine):
+    """Done while no request waits (worker._HugePages), not before the worker says it is ready."""
+    import time
+
+    import pytest
+
+    if not _kernel_collapses_huge_pages():
+        pytest.skip("this kernel does not collapse memory into huge pages (MADV_COLLAPSE, Linux 6.1)")
+    write_snippet("page/one.py", "print(1)\n")
+    assert engine.run("page/one.py").output == "1\n"
+    worker = engine.runner._process.proc.pid
+    deadline, huge_kb = time.monotonic() + 30, 0
+    while time.monotonic() < deadline and huge_kb == 0:
+        with open(f"/proc/{worker}/smaps_rollup") as rollup:
+            huge_kb = next(int(line.split()[1]) for line in rollup if line.startswith("AnonHugePages:"))
+        time.sleep(0.1)
+    assert huge_kb > 0
