@@ -48,7 +48,7 @@ COUNT_REWRITES = (
 from mkdocs_print_site_plugin import plugin as print_site, urls
 from snippet_runner.plugins.print_page import plugin as print_page
 
-count_calls(urls, "update_anchor_ids")
+count_calls(urls, "fix_href_links")  # one call per page rewritten (anchor_ids.py replaces update_anchor_ids)
 after_the_reading(print_site.PrintSitePlugin, "on_post_build")
 if sys.argv[1] == "off":
     print_page.fix_ahead = lambda config, page: False

@@ -16,7 +16,8 @@ We edit the written file with regular expressions rather than an HTML parser, li
 itself, so the rest of its bytes stay exactly as the plugin wrote them.
 
 Before print-site combines the pages, the plugin puts a cache in front of its rewriting of each
-page's links (``links_cache.py``), so a page that did not change is not rewritten again.
+page's links (``links_cache.py``), so a page that did not change is not rewritten again, and gives
+that rewriting a renaming of heading ids that does not backtrack (``anchor_ids.py``).
 
 It also asks the browser not to lay the page out until it has read all of it (``<link rel="expect"
 blocking="render">`` on a mark at the end of the body, :func:`render_when_parsed`). A browser lays
@@ -42,6 +43,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin, event_priority
 
+from snippet_runner.plugins.print_page import anchor_ids
 from snippet_runner.plugins.print_page.links_cache import fix_ahead, remember_fixed_links
 
 log = logging.getLogger("mkdocs.plugins.print_page")
@@ -62,6 +64,7 @@ class PrintPagePlugin(BasePlugin[PrintPageConfig]):
     the plugins list, because its post-build step has the lowest priority."""
 
     def on_config(self, config):
+        anchor_ids.use()  # print-site's renaming of heading ids, without its backtracking
         remember_fixed_links(Path(config.config_file_path).parent / self.config.cache_dir)
         return config
 
