@@ -194,9 +194,7 @@ def _pdf_process(project: Project | None) -> pdf_process.PdfProcess | None:
         return None
     from snippet_runner.site import pdf_process
 
-    printer = pdf_process.PdfProcess()
-    printer.copy_ahead(project.pdf_cache_dir)
-    return printer
+    return pdf_process.PdfProcess(ahead=project.pdf_cache_dir)
 
 
 def _print_pdf(

@@ -88,9 +88,9 @@ class JoinPart:
 
 class Ahead:
     """Parts copied into a new book before the join, in a thread of their own: copying is most of a
-    join's work, and ``pdf_process.py`` starts it for the last book's parts once its browser is up
-    and the build has named the PDF cache, so that it runs while the process waits for its job and
-    while Chromium prints (the process waits on the browser then). Each part is copied as it was printed; the join changes
+    join's work, and ``pdf_process.py`` starts it for the last book's parts as soon as it starts,
+    so that it runs while the browser starts, while the process waits for its job and while
+    Chromium prints (the process waits on the browser then). Each part is copied as it was printed; the join changes
     only the copies (the ids it numbers on, the contents' numbers), so a part copied here and one
     the join copies itself are the same objects. A part copied here that the join does not use is
     left unreferenced, and pikepdf writes only what the book references: the bytes are those of a

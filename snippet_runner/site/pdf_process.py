@@ -9,9 +9,12 @@ synchronous API belongs to the thread that started it, and the imports and the d
 would hold the interpreter lock that MkDocs needs (tried: the build's MkDocs part took 0.3 s longer
 with the browser launched from a thread).
 
-The build starts the process, then names the PDF cache (``copy_ahead``): from then on, a thread of
-the process copies the last book's parts into the book the join will write (``pdf_join.Ahead``),
-while the process waits for its job and while Chromium prints the changed part. The build then hands
+The build starts the process with the PDF cache's name (``ahead``): a thread of the process copies
+the last book's parts into the book the join will write (``pdf_join.Ahead``) while the browser
+starts, while the process waits for its job and while Chromium prints the changed part. Begun only
+once the browser was up, that copying (a quarter of a second) still ran when a prose edit's MkDocs
+part was done, and held up the job's first steps as long (traced: the part's key came 0.25 s into
+the job instead of 0.05 s). The build then hands
 the process one job, ``make``: the arguments of ``pdf_book.make``, as one line of JSON on its stdin;
 the answer (the book, or the error's kind and message) comes back as one line on a pipe of its own,
 so nothing a library prints can be taken for it. A browser that failed to launch fails only a job
@@ -55,11 +58,13 @@ class PrintFailed(RuntimeError):
 class PdfProcess:
     """The PDF process, started now; ``make`` hands it the book to make and waits for it."""
 
-    def __init__(self, python: str = sys.executable):
+    def __init__(self, python: str = sys.executable, ahead: Path | None = None):
+        """``ahead``: the PDF cache of the job to come, whose last book's parts the process copies
+        for the join from the start (``pdf_book.copy_ahead``)."""
         replies, reply_end = os.pipe()
         try:
             self._process = subprocess.Popen(
-                [python, "-m", "snippet_runner.site.pdf_process", str(reply_end)],
+                [python, "-m", "snippet_runner.site.pdf_process", str(reply_end), *([str(ahead)] if ahead else [])],
                 stdin=subprocess.PIPE,
                 pass_fds=(reply_end,),
                 text=True,
@@ -67,13 +72,6 @@ class PdfProcess:
         finally:
             os.close(reply_end)
         self._replies = os.fdopen(replies, encoding="utf-8")
-
-    def copy_ahead(self, cache_dir: Path) -> None:
-        """Name the PDF cache of the job to come, before the job: from then on, the process copies
-        the parts of the last book made with that cache, for the join (``pdf_book.copy_ahead``). A
-        process that is gone already is not an error here: the job will say so."""
-        with contextlib.suppress(PrintFailed):
-            self._send({"ahead": str(cache_dir)})
 
     def make(
         self, print_page: Path, site: Path, pdf_path: Path, cache_dir: Path, binary: str, epoch: int | None, printing: str
@@ -154,7 +152,9 @@ def _interrupted(signum, frame):
     raise KeyboardInterrupt
 
 
-def _serve(replies, held: list) -> None:
+def _serve(replies, held: list, cache_dir: Path | None) -> None:
+    # (the PDF cache named, its last book's parts being copied): for the first job only
+    ahead = (cache_dir, pdf_book.copy_ahead(cache_dir)) if cache_dir is not None else (None, None)
     import pikepdf  # noqa: F401 (imported now, while the build has no use for this core)
     import pypdf  # noqa: F401
 
@@ -178,12 +178,8 @@ def _serve(replies, held: list) -> None:
             replies.flush()
 
         reply(ready=failure is None)
-        ahead: tuple = (None, None)  # (the PDF cache named, its last book's parts being copied): for one job
         for line in sys.stdin:
             job = json.loads(line)
-            if "ahead" in job:
-                ahead = (Path(job["ahead"]), pdf_book.copy_ahead(Path(job["ahead"])))
-                continue
             try:
                 paths = {name: Path(job[name]) for name in _PATHS}
                 usable = ahead[1] if ahead[0] == paths["cache_dir"] else None
@@ -206,7 +202,7 @@ def main() -> int:
     held: list = []  # the join's documents, never freed: the process ends without tearing down
     try:
         with os.fdopen(int(sys.argv[1]), "w", encoding="utf-8") as replies:
-            _serve(replies, held)
+            _serve(replies, held, Path(sys.argv[2]) if len(sys.argv) > 2 else None)
     except (KeyboardInterrupt, BrokenPipeError):
         return 130
     return 0
