@@ -169,8 +169,6 @@ _FOOTER = (
 )
 
 
-_NO_FOOTER = "<span></span>"
-
 # In the whole page a part begins on a new sheet, at the top of the sheet's text area; printed
 # alone, it would begin below what the shell puts before the print-site page (Material's padding
 # above the article, and the like), which the cover's sheet takes in the whole print. Unless it is
@@ -312,7 +310,7 @@ def print_part(
     page.evaluate(_NUMBER_TOC, numbers if numbers is not None else dict(zip(targets, placeholders(len(targets)), strict=True)))
     stand_ins = page.evaluate(_STAND_INS)
     laps.lap("prepare")
-    _print(page, pdf_path, final=True, footer=_NO_FOOTER)
+    _print(page, pdf_path, final=True, footer=None)
     page.close()
     if epoch is not None:
         make_reproducible(pdf_path, epoch)
@@ -342,7 +340,10 @@ def print_page_numbers(browser, count: int, pdf_path: Path) -> None:
         raise RuntimeError(f"the page numbers printed on {printed} sheets, not {count}")
 
 
-def _print(page, path: Path, *, final: bool, footer: str = _FOOTER) -> None:
+def _print(page, path: Path, *, final: bool, footer: str | None = _FOOTER) -> None:
+    """Print ``page`` to ``path``; ``footer`` None prints no header or footer at all (a part: the
+    join lays the numbers on), which lays the sheets out as with them (the margins are set) and
+    gives the same bytes as an empty footer, without rendering one for every sheet."""
     page.pdf(
         path=str(path),
         format="A4",
@@ -350,12 +351,12 @@ def _print(page, path: Path, *, final: bool, footer: str = _FOOTER) -> None:
         print_background=True,
         outline=final,  # a bookmark per heading: sections, pages and their sections
         tagged=final,  # an accessible, structured PDF (Chromium builds the outline from that structure)
-        display_header_footer=True,
+        display_header_footer=footer is not None,
         header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
         # The page numbers. A CSS page-margin box would save loading this small page for every sheet
         # (about 0.4 s), but Chromium writes a margin box's text before the sheet's own, so a
         # sheet's text would begin with its number.
-        footer_template=footer,
+        footer_template=footer or "",
     )
 
 
