@@ -285,6 +285,11 @@ def _counts(log: str) -> str:
     return next(line.split("pages: ", 1)[1] for line in log.splitlines() if "pages: " in line)
 
 
+def _templates(log: str) -> str:
+    """The build's line of the page templates it rendered, and those it took from the cache."""
+    return next(line.split("page templates: ", 1)[1] for line in log.splitlines() if "page templates: " in line)
+
+
 def _downloads(log: str) -> str:
     return next(line for line in log.splitlines() if "Downloads: " in line)
 
@@ -305,10 +310,15 @@ def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(s
     before = _written(links)
     assert len(before) == 2
 
+    templates = _templates(log)
+    assert templates.endswith(", 0 from the cache") and not templates.startswith("0 "), templates
+
     scratch.write("docs/other.md", "# Other\n\nSee [the page](index.md#page) again.\n")  # a prose edit
     code, log = scratch.build()
     assert code == 0, log
     assert _counts(log) == "1 rendered, 1 from the cache; search: 1 indexed, 1 from the cache"
+    # the edited page's template alone: the navigation, and every other page, are what they were
+    assert _templates(log).startswith("1 rendered, ") and not _templates(log).endswith(" 0 from the cache")
     assert "again" in (scratch.root / "site" / "other" / "index.html").read_text()
     after = _written(links)
     assert sorted(after) == sorted(before) and len([n for n in after if after[n] != before[n]]) == 1
@@ -341,6 +351,41 @@ def test_a_build_renders_and_indexes_again_only_the_pages_whose_inputs_changed(s
     assert code == 0, log
     assert _counts(log) == "2 rendered, 0 from the cache; search: 2 indexed, 0 from the cache"
     assert "the first words" in (scratch.root / "site" / "index.html").read_text()
+
+
+def test_a_new_title_renders_every_page_template_again_with_it_in_the_navigation(scratch):
+    """A page's template shows the whole navigation: a page's title, which names it there, is part
+    of every page's key (page_cache.cache_templates), and the cached pages equal fresh ones."""
+    scratch.write("mkdocs.yml", PAGES)
+    scratch.write("includes/terms.md", "*[Intro]: the opening words\n")
+    scratch.write("docs/other.md", "# Other\n\nText.\n")
+    scratch.write("docs/third.md", "# Third\n\nText.\n")  # neither the first page's neighbour nor its parent
+    assert scratch.build()[0] == 0
+    scratch.write("docs/third.md", "# A renamed page\n\nText.\n")
+    code, log = scratch.build()
+    assert code == 0, log
+    assert _templates(log).endswith(" 0 from the cache"), _templates(log)
+    assert "A renamed page" in (scratch.root / "site" / "index.html").read_text()  # in the first page's navigation
+    cached = _site(scratch)
+    scratch.write("docs/index.md", (scratch.root / "docs" / "index.md").read_text() + "\nA sentence more.\n")
+    assert scratch.build()[0] == 0
+    scratch.write("docs/index.md", (scratch.root / "docs" / "index.md").read_text().replace("\nA sentence more.\n", ""))
+    code, log = scratch.build()
+    assert code == 0, log
+    assert not _templates(log).endswith(" 0 from the cache"), _templates(log)
+    assert _site(scratch) == cached
+
+
+def test_a_page_template_given_something_the_key_cannot_describe_is_rendered_every_time(scratch):
+    """A plugin (here a hook) that puts an object of its own in a page's context: that page's HTML
+    may show anything of it, so it is never taken from the cache."""
+    scratch.write("hooks.py", "def on_page_context(context, page, config, nav):\n    context['thing'] = object()\n")
+    scratch.write("mkdocs.yml", PAGES + "hooks:\n  - hooks.py\n")
+    scratch.write("includes/terms.md", "*[Intro]: the opening words\n")
+    for _ in range(2):
+        code, log = scratch.build(force=True)
+        assert code == 0, log
+        assert _templates(log).endswith(" 0 from the cache"), _templates(log)
 
 
 def test_a_page_whose_render_warned_is_rendered_and_fails_the_build_again(scratch):

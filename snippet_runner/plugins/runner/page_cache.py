@@ -15,7 +15,14 @@ keeps two results of its own, by content:
   resolve against, this package's code, the installed distributions, the interpreter, the
   ``SNIPPETS_*`` variables and the engine's mode);
 * **its search entries**, keyed by what the search plugin reads of a page (its URL, title, HTML,
-  table of contents and search settings) and the site key.
+  table of contents and search settings) and the site key;
+* **its finished HTML**, the theme's template rendered around it, keyed by everything that
+  template is given (:meth:`PageCache.cache_templates`): the page's own attributes (HTML, table of
+  contents, title, metadata, neighbours, links to the PDF and the print page), the navigation's
+  titles and URLs, the settings' ``extra`` (where the build info is), the build's date and the
+  site key. A one-sentence edit then renders one page's template, not every page's: the
+  navigation is the same on every other page. A page with something in its context that this
+  key cannot describe is rendered every time.
 
 Material's search plugin indexes each page while MkDocs renders the pages' templates, after the
 last page is read, on the build's one thread. :meth:`PageCache.index_ahead` works out a page's
@@ -31,13 +38,18 @@ serves it, and so is any page whose ``render`` another plugin replaced.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import logging
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
+from mkdocs.structure.files import File
+from mkdocs.structure.nav import Link, Section
+from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
 import snippet_runner
@@ -93,12 +105,18 @@ class PageCache:
         self._search_index = None  # Material's, once cache_search has it
         self._search_original = None  # its own add_entry_from_context
         self._ahead: dict[str, tuple[list, bool]] = {}  # key -> (entries, from the cache), index_ahead's
+        self.templated = self.templates_reused = 0
+        self._navigation: str | None = None  # the digest of the navigation's titles and URLs, once known
+        self._dated = True  # whether a template of the theme could show the build's dates
 
     def line(self) -> str:
         return (
             f"pages: {self.rendered} rendered, {self.reused} from the cache;"
             f" search: {self.indexed} indexed, {self.looked_up} from the cache"
         )
+
+    def templates_line(self) -> str:
+        return f"page templates: {self.templated} rendered, {self.templates_reused} from the cache"
 
     # --- renders -----------------------------------------------------------------------------
 
@@ -195,6 +213,62 @@ class PageCache:
         write_atomic(path, json.dumps({"key": key, "entries": made}))
         return made, False
 
+    # --- templates ---------------------------------------------------------------------------
+
+    def cache_templates(self, env, static: Iterable[str] = ()) -> None:
+        """Make the page templates MkDocs gets from ``env`` (the theme's Jinja environment, in
+        ``on_env``) take a page's finished HTML from the cache when everything they are given is
+        what it was. Only a template asked for by name alone, as MkDocs asks for a page's or the
+        theme's own: Jinja asks with a second argument for one that another extends or includes,
+        and gets the template itself. ``static``: the theme's templates MkDocs renders without a
+        page (``theme.static_templates``)."""
+        get_template = env.get_template
+        self._dated = _mentioned(env, DATES, static)
+
+        def cached_get_template(*args, **kwargs):
+            template = get_template(*args, **kwargs)
+            return _CachedTemplate(template, self) if len(args) == 1 and not kwargs else template
+
+        env.get_template = cached_get_template
+
+    def _page_html(self, template, context: dict) -> str:
+        page = context["page"]
+        key = self._template_key(template.name, context)
+        if key is None:  # something in the context this key cannot describe: rendered, never kept
+            self.templated += 1
+            return template.render(context)
+        path = self._path("html", page.url)
+        entry = _read(path, key)
+        if entry is not None:
+            self.templates_reused += 1
+            return entry["html"]
+        with _Logged() as logged:
+            html = template.render(context)
+        self.templated += 1
+        if not logged.records:
+            write_atomic(path, json.dumps({"key": key, "html": html}))
+        return html
+
+    def _template_key(self, name: str, context: dict) -> str | None:
+        """What a page template is given, as a key; None if some of it is not plain data."""
+        if self._navigation is None:
+            self._navigation = _hash(json.dumps(_navigation(context["nav"].items)))
+        config = context["config"]
+        parts = [self.key, str(name), self._navigation, os.environ.get("SOURCE_DATE_EPOCH", "")]
+        parts.append(json.dumps(_plain(dict(config.extra)), sort_keys=True))
+        # nav, config and pages: the navigation above, and the settings and the files in the site key;
+        # the build's dates only if a template could show them (outside a git checkout they change
+        # every build: build.source_date_epoch)
+        left_out = {"nav", "config", "pages", "page"} | (set() if self._dated else set(DATES))
+        rest = {k: v for k, v in context.items() if k not in left_out}
+        page = {k: v for k, v in vars(context["page"]).items() if not callable(v) and k not in left_out}
+        for value in (rest, page):
+            plain = _plain(value)
+            if plain is _UNKNOWN:
+                return None
+            parts.append(json.dumps(plain, sort_keys=True))
+        return _hash(*parts)
+
     def _path(self, kind: str, name: str) -> Path:
         return self.folder / f"{kind}-{hashlib.blake2b(name.encode(), digest_size=10).hexdigest()}.json"
 
@@ -222,6 +296,90 @@ def _anchor(item: dict) -> AnchorLink:
     link = AnchorLink(item["title"], item["id"], item["level"])
     link.children = [_anchor(child) for child in item["children"]]
     return link
+
+
+_UNKNOWN = object()  # a value _plain cannot describe
+DATES = ("build_date_utc", "update_date")  # the build's date in a template's context, and a page's
+
+
+def _mentioned(env, names: tuple[str, ...], static: Iterable[str]) -> bool:
+    """Whether a template ``env`` can load for a page names one of ``names``; True where that
+    cannot be told (a loader that is not a folder of files). The theme's ``static`` templates
+    (``sitemap.xml``, which shows every page's date, ``404.html``) are rendered on their own,
+    without a page, and their renders are not cached."""
+    folders = getattr(env.loader, "searchpath", None)
+    if folders is None:
+        return True
+    static = set(static)
+    for folder in folders:
+        for top, subfolders, files in os.walk(folder):
+            subfolders[:] = [name for name in subfolders if name != ".icons"]  # Material's 14,000 icons
+            for name in files:
+                path = Path(top, name)
+                if (
+                    path.suffix not in (".html", ".xml", ".j2", ".jinja")
+                    or path.relative_to(folder).as_posix() in static
+                ):
+                    continue
+                try:
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    return True
+                if any(name in text for name in names):
+                    return True
+    return False
+
+
+def _plain(value):
+    """``value`` as plain JSON data, for a key: MkDocs' pages, sections, files and tables of
+    contents by what a template shows of them; _UNKNOWN for anything else that is not plain."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    if isinstance(value, File):
+        return ["file", value.src_uri, value.dest_uri, value.url]
+    if isinstance(value, Page | Section | Link):
+        return [type(value).__name__, str(value.title), getattr(value, "url", None)]
+    if isinstance(value, TableOfContents):
+        return [_item(link) for link in value]
+    if isinstance(value, dict):
+        # a File key (a page's links to another's anchors) by its source: its repr holds the staging folder
+        items = {k.src_uri if isinstance(k, File) else str(k): _plain(v) for k, v in value.items()}
+        return _UNKNOWN if any(v is _UNKNOWN for v in items.values()) else items
+    if isinstance(value, list | tuple | set | frozenset):
+        listed = [_plain(v) for v in value]
+        if any(v is _UNKNOWN for v in listed):
+            return _UNKNOWN
+        return sorted(listed, key=json.dumps) if isinstance(value, set | frozenset) else listed
+    return _UNKNOWN
+
+
+def _navigation(items) -> list:
+    """The navigation as templates may show it: every item's kind, title and URL, in order, and a
+    page's metadata (Material reads an icon or a status from it)."""
+    return [
+        [*_plain(item), _plain(item.meta) if isinstance(item, Page) else None]
+        + [_navigation(item.children) if isinstance(item, Section) else None]
+        for item in items
+    ]
+
+
+class _CachedTemplate:
+    """A page template that takes a page's HTML from the cache (``PageCache._page_html``); every
+    other use of it, and a render without a page (``404.html``, ``sitemap.xml``), is the template's own."""
+
+    def __init__(self, template, cache: PageCache) -> None:
+        self._template, self._cache = template, cache
+
+    def __getattr__(self, name: str):
+        return getattr(self._template, name)
+
+    def render(self, *args, **kwargs) -> str:
+        context = args[0] if len(args) == 1 and not kwargs else None
+        if isinstance(context, dict) and isinstance(context.get("page"), Page):
+            return self._cache._page_html(self._template, context)
+        return self._template.render(*args, **kwargs)
 
 
 class _Logged(logging.Handler):

@@ -226,6 +226,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.engine.execute and self._page_by_page:
             self._run_build_info(config)
             self._stop_on_errors()
+        if self.page_cache is not None:
+            self.page_cache.cache_templates(
+                env, config.theme.static_templates
+            )  # a page whose template is given what it was: its HTML
         return env
 
     @property
@@ -402,6 +406,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         log.info(draw.STATS.line())
         if self.page_cache is not None:
             log.info(self.page_cache.line())
+            log.info(self.page_cache.templates_line())
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
             path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
