@@ -63,3 +63,41 @@ def test_without_the_shared_cache_every_notebook_compiles_them_again(tmp_path):
     """The control: what the shared cache saves is real."""
     first, second = _compiled(tmp_path, "own")
     assert first > 0 and second == first
+
+
+# Imports nbconvert, through lazy_jupyter or directly, counting the reads of the installed
+# distributions' entry points, and whether importlib.metadata's own function is in place after.
+COUNT_ENTRY_POINT_READS = r"""
+import importlib.metadata as metadata, json, sys
+
+reads = []
+read = metadata.entry_points
+def counted(**selection):
+    reads.append(json.dumps(sorted(selection.items())))
+    return read(**selection)
+metadata.entry_points = counted
+
+if sys.argv[1] == "lazy_jupyter":
+    from snippet_runner.plugins.runner import lazy_jupyter
+    lazy_jupyter.defer_notebook_converter()
+    from mkdocs_jupyter import convert
+    convert.nb2html  # the first attribute read imports it
+else:
+    from mkdocs_jupyter import convert
+import nbconvert.exporters.base as base
+print(json.dumps({"reads": len(reads), "distinct": len(set(reads)), "restored": base.entry_points is counted}))
+"""
+
+
+def _entry_point_reads(way: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", COUNT_ENTRY_POINT_READS, way], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_nbconvert_reads_each_kind_of_entry_point_once_while_it_is_imported():
+    ours = _entry_point_reads("lazy_jupyter")
+    assert ours["distinct"] >= 1 and ours["reads"] == ours["distinct"]
+    assert ours["restored"]  # nbconvert's later questions go to importlib.metadata itself
+    alone = _entry_point_reads("directly")  # the control: nbconvert as it ships asks again and again
+    assert alone["distinct"] == ours["distinct"] and alone["reads"] > alone["distinct"]

@@ -27,6 +27,7 @@ makes a lazily loaded module load, so that import loaded jupytext at once. The s
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
@@ -75,12 +76,43 @@ def _load(name: str) -> types.ModuleType:
         return module if module is not None else importlib.import_module(name)
     del sys.modules[name]
     try:
-        loaded = importlib.import_module(name)  # also makes it its package's attribute
+        with _entry_points_read_once():
+            loaded = importlib.import_module(name)  # also makes it its package's attribute
     except BaseException:
         sys.modules[name] = module
         raise
     _share_compiled_templates()
     return loaded
+
+
+@contextlib.contextmanager
+def _entry_points_read_once():
+    """While nbconvert is imported, each question to ``importlib.metadata.entry_points`` is
+    answered once. nbconvert's application class lists its exporters when it is defined, and asks
+    for the entry points once per exporter: 34 reads of every installed distribution's metadata,
+    0.1 s of a cold build, for the same answer (none is installed meanwhile)."""
+    from importlib import metadata
+
+    read = metadata.entry_points
+    answers: dict = {}
+
+    def entry_points(**selection):
+        key = tuple(sorted(selection.items()))
+        if key not in answers:
+            answers[key] = read(**selection)
+        return answers[key]
+
+    metadata.entry_points = entry_points
+    try:
+        yield
+    finally:
+        metadata.entry_points = read
+        # a module that took the name while it was ours (its __dict__: reading an attribute of a
+        # stand-in would load the module it stands for)
+        for module in list(sys.modules.values()):
+            names = getattr(module, "__dict__", None)  # never missing on a module: no __getattr__
+            if names is not None and names.get("entry_points") is entry_points:
+                module.entry_points = read
 
 
 def cache_compiled_templates(folder: Path) -> None:
