@@ -254,7 +254,8 @@ class PageCache:
         if self._navigation is None:
             self._navigation = _hash(json.dumps(_navigation(context["nav"].items)))
         config = context["config"]
-        parts = [self.key, str(name), self._navigation, os.environ.get("SOURCE_DATE_EPOCH", "")]
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "") if self._dated else ""
+        parts = [self.key, str(name), self._navigation, epoch]
         parts.append(json.dumps(_plain(dict(config.extra)), sort_keys=True))
         # nav, config and pages: the navigation above, and the settings and the files in the site key;
         # the build's dates only if a template could show them (outside a git checkout they change
