@@ -19,8 +19,8 @@ keeps two results of its own, by content:
 * **its finished HTML**, the theme's template rendered around it, keyed by everything that
   template is given (:meth:`PageCache.cache_templates`): the page's own attributes (HTML, table of
   contents, title, metadata, neighbours, links to the PDF and the print page), the navigation's
-  titles and URLs, the settings' ``extra`` (where the build info is), the build's date and the
-  site key. A one-sentence edit then renders one page's template, not every page's: the
+  titles and URLs, the settings' ``extra`` (where the build info is), the build's date if a
+  page template could show it, and the site key. A one-sentence edit then renders one page's template, not every page's: the
   navigation is the same on every other page. A page with something in its context that this
   key cannot describe is rendered every time.
 
@@ -326,7 +326,7 @@ def _mentioned(env, names: tuple[str, ...], static: Iterable[str]) -> bool:
                     text = path.read_text(encoding="utf-8", errors="replace")
                 except OSError:
                     return True
-                if any(name in text for name in names):
+                if any(word in text for word in names):
                     return True
     return False
 
