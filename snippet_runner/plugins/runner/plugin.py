@@ -226,10 +226,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.engine.execute and self._page_by_page:
             self._run_build_info(config)
             self._stop_on_errors()
-        if self.page_cache is not None:
-            self.page_cache.cache_templates(
-                env, config.theme.static_templates
-            )  # a page whose template is given what it was: its HTML
+        if self.page_cache is not None:  # a page whose template is given what it was: its HTML, kept
+            self.page_cache.cache_templates(env, config.theme.static_templates)
         return env
 
     @property
