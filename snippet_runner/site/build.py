@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import filecmp
+import functools
 import os
 import shutil
 import signal
@@ -30,12 +31,13 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from snippet_runner.site import chromium, pdf_cache, skip
+from snippet_runner.site import chromium, early_print, pdf_cache, skip
 from snippet_runner.errors import SnippetError
 
 if TYPE_CHECKING:
@@ -54,17 +56,30 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
             f" (inputs key {key[:12]}), so nothing was rebuilt. `python -m snippet_runner site --force` builds anyway."
         )
         return 0
+    # If the last build made a PDF, this one most likely will: its process starts now, before
+    # MkDocs' settings are read (0.2 s), so that it is ready when a prose edit's MkDocs part is done.
+    guessed = _pdf_process_for(skip.pdf_cache_of_last_build(root, site_dir))
     from snippet_runner.project import Project  # MkDocs' configuration: only when building
 
     try:
         project = Project.load(config)
     except SnippetError as error:
         print(f"error: {error}", file=sys.stderr)
+        if guessed is not None:
+            guessed.close()
         return 1
     skip.forget(root, site_dir)
+    pdf_cache = project.pdf_cache_dir if project.pdf is not None else None
     # The record of what the build left is written while the new site is locked in place: another
     # build finishing at the same moment could otherwise swap its own in while this one lists it.
-    return build(project, site_dir, config, epoch, swapped=lambda: skip.remember(root, site_dir, key))
+    return build(
+        project,
+        site_dir,
+        config,
+        epoch,
+        swapped=lambda: skip.remember(root, site_dir, key, pdf_cache),
+        pdf_job=guessed,
+    )
 
 
 def build(
@@ -73,9 +88,11 @@ def build(
     config: Path = Path("mkdocs.yml"),
     epoch: int | None = None,
     swapped: Callable[[], None] | None = None,
+    pdf_job: pdf_process.PdfProcess | None = None,
 ) -> int:
     """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
-    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
+    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart). ``pdf_job``:
+    a PDF process started already, taken if it is for this project's PDF cache, else ended."""
     from snippet_runner.project import stop_early  # imported already: `project` is one
 
     site_dir = site_dir.resolve()
@@ -89,7 +106,7 @@ def build(
     # whose later build took its date from an earlier in-process build's epoch 0).
     dated = os.environ.get("SOURCE_DATE_EPOCH")
     staging, code, why = None, 1, "failed"
-    pdf_job: pdf_process.PdfProcess | None = None  # the PDF process, once the build has taken it on
+    guessed, pdf_job = pdf_job, None  # the PDF process, once the build has taken it on
     try:
         staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.STAGING}", dir=site_dir.parent))
         umask = os.umask(0)
@@ -101,14 +118,23 @@ def build(
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
         # The PDF's process works beside MkDocs, and is ready when the print page is written. Once
         # the PDF is made, it closes its browser while the new site is swapped in.
-        pdf_job = _pdf_process(project)
+        pdf_job = _pdf_process(project, guessed)
         if project is not None:
             project.start_early()  # the snippets' worker, if one must run: a cold build waits for it
+        if pdf_job is not None:  # its job handed over once the print page is final (early_print.py)
+            early_print.expect(staging, functools.partial(_start_pdf, staging, site_dir.name, project, epoch, pdf_job))
         try:
             code = _mkdocs_build(config, staging)
             if code == 0 and not _interrupted:
-                code = _print_pdf(staging, site_dir.name, project, epoch, pdf_job)
+                started, pdf_start = early_print.take(staging)
+                if not started:  # print-site is off, or its page was not final yet
+                    pdf_start = _start_pdf(staging, site_dir.name, project, epoch, pdf_job)
+                assert isinstance(pdf_start, _PdfStart)
+                if pdf_start.sent:  # while the PDF prints: the swap then has the PDF and little else to compare
+                    _keep_unchanged(staging, site_dir, leave=(pdf_start.arguments[2],))
+                code = _finish_pdf(pdf_start, staging, site_dir.name, project, pdf_job)
         finally:
+            early_print.forget(staging)
             if pdf_job is not None:
                 pdf_job.end()
         if _interrupted:
@@ -187,14 +213,38 @@ def source_date_epoch(project: Path) -> int | None:
         return None
 
 
-def _pdf_process(project: Project | None) -> pdf_process.PdfProcess | None:
-    """The PDF process (``pdf_process.py``), started now and told which PDF cache its job will use,
-    for a project with a PDF where there is a Chromium."""
-    if project is None or project.pdf is None or chromium.find() is None:
+def _pdf_process(project: Project | None, started: pdf_process.PdfProcess | None = None) -> pdf_process.PdfProcess | None:
+    """The PDF process (``pdf_process.py``), told which PDF cache its job will use, for a project with
+    a PDF where there is a Chromium: ``started``, if it was started for that cache, else one started now."""
+    wanted = None if project is None or project.pdf is None else project.pdf_cache_dir
+    if started is not None and (wanted is None or started.ahead != wanted):
+        started.close()  # the guess was wrong: this build makes no PDF, or keeps it elsewhere
+        started = None
+    if started is not None or wanted is None:
+        return started
+    return _pdf_process_for(wanted)
+
+
+def _pdf_process_for(cache_dir: Path | None) -> pdf_process.PdfProcess | None:
+    """A PDF process started now for a PDF kept in ``cache_dir``, where there is a Chromium."""
+    if cache_dir is None or chromium.find() is None:
         return None
     from snippet_runner.site import pdf_process
 
-    return pdf_process.PdfProcess(ahead=project.pdf_cache_dir)
+    return pdf_process.PdfProcess(ahead=cache_dir)
+
+
+@dataclass
+class _PdfStart:
+    """How the PDF step began: over already (``code``: skipped, reused or failed, with what to say),
+    or with the book's arguments, handed to the PDF process if ``sent``."""
+
+    code: int | None = None
+    said: str = ""  # for the build's output
+    complained: str = ""  # for its errors
+    key: str = ""
+    arguments: tuple = ()
+    sent: bool = False
 
 
 def _print_pdf(
@@ -204,46 +254,73 @@ def _print_pdf(
     epoch: int | None = None,
     printer: pdf_process.PdfProcess | None = None,
 ) -> int:
+    return _finish_pdf(_start_pdf(staging, shown_as, project, epoch, printer), staging, shown_as, project, printer)
+
+
+def _start_pdf(
+    staging: Path,
+    shown_as: str,
+    project: Project,
+    epoch: int | None = None,
+    printer: pdf_process.PdfProcess | None = None,
+) -> _PdfStart:
+    """Everything up to the printing itself: the PDF reused if nothing it prints changed, else its
+    job handed to ``printer`` (which then works while the caller goes on)."""
     target = project.pdf
     if target is None:
-        return 0
+        return _PdfStart(code=0)
     basename, pdf_rel = target.print_page, target.path
     binary = chromium.find()
     if binary is None:
-        print(
-            f"\nPDF SKIPPED: {shown_as}/{pdf_rel} was not written. {chromium.missing()}, then run `make site`"
+        return _PdfStart(
+            code=0,
+            complained=f"\nPDF SKIPPED: {shown_as}/{pdf_rel} was not written. {chromium.missing()}, then run `make site`"
             f" again.\nThe HTML site is complete, but its \"Download PDF\" links point at a missing file.\n",
-            file=sys.stderr,
         )
-        return 0
-    from snippet_runner.site import pdf_book, pdf_process  # only needed here
-
     # print_page.html, or print_page/index.html if directory URLs are on
     print_page = next((p for p in (staging / f"{basename}.html", staging / basename / "index.html") if p.is_file()), None)
     if print_page is None:
-        print(f"\nPDF failed: the print-site plugin wrote no {basename}.html", file=sys.stderr)
-        return 1
+        return _PdfStart(code=1, complained=f"\nPDF failed: the print-site plugin wrote no {basename}.html")
     printing = pdf_cache.printing_key(staging, binary)  # once, for the whole PDF's key and its parts'
     key = pdf_cache.pdf_key(print_page, staging, printing)
     if pdf_cache.reuse_pdf(project.pdf_cache_dir, key, staging / pdf_rel):
-        print(
-            f"PDF unchanged (same print page, assets and Chromium): reused"
-            f" {project.shown_path(project.pdf_cache_dir)}/{key[:12]}….pdf for {shown_as}/{pdf_rel}"
+        return _PdfStart(
+            code=0,
+            said=f"PDF unchanged (same print page, assets and Chromium): reused"
+            f" {project.shown_path(project.pdf_cache_dir)}/{key[:12]}….pdf for {shown_as}/{pdf_rel}",
         )
-        return 0
     arguments = (print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch, printing)
+    if printer is not None:
+        printer.start(*arguments)
+    return _PdfStart(key=key, arguments=arguments, sent=printer is not None)
+
+
+def _finish_pdf(
+    start: _PdfStart, staging: Path, shown_as: str, project: Project, printer: pdf_process.PdfProcess | None
+) -> int:
+    """The PDF step's end: its book, once made, kept in the cache, and what the build says of it."""
+    if start.said:
+        print(start.said)
+    if start.complained:
+        print(start.complained, file=sys.stderr)
+    if start.code is not None:
+        return start.code
+    from snippet_runner.site import pdf_book, pdf_process  # only needed here
+
     try:
-        book = pdf_book.make(*arguments) if printer is None else printer.make(*arguments)
+        book = printer.result() if start.sent and printer is not None else pdf_book.make(*start.arguments)
     except pdf_process.PrintFailed as error:  # already "Kind: message"
         print(f"\nPDF failed: {error}", file=sys.stderr)
         return 1
     except Exception as error:  # Playwright, Chromium, rendering or the join: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    pdf_cache.keep_pdf(project.pdf_cache_dir, key, staging / pdf_rel)
+    pdf_path = start.arguments[2]
+    pdf_cache.keep_pdf(project.pdf_cache_dir, start.key, pdf_path)
     parts = len(book.printed) + len(book.reused)
     print(
-        f"PDF written to {shown_as}/{pdf_rel}: {book.pages} pages, {book.bytes / 1e6:.1f} MB, printed in"
+        f"PDF written to {shown_as}/{pdf_path.relative_to(staging).as_posix()}: {book.pages} pages,"
+        f" {book.bytes / 1e6:.1f} MB, printed in"
         f" {book.seconds:.1f} s; parts printed again: {len(book.printed)} of {parts}"
         f" ({', '.join(book.printed) or 'none'}), the others from the cache"
         + (f"; {book.copied_ahead} of the parts joined were copied ahead of the join" if book.copied_ahead else "")
@@ -251,18 +328,25 @@ def _print_pdf(
     return 0
 
 
-def _keep_unchanged(staging: Path, site_dir: Path) -> None:
+def _keep_unchanged(staging: Path, site_dir: Path, leave: tuple[Path, ...] = ()) -> None:
     """Where a newly built file has the same bytes as the one in the old ``site_dir``, put the old
     file itself (a hard link to it) in the new tree, so a rebuild rewrites only what changed: the
     old file keeps its inode and modification time, for rsync, web servers' caches and readers.
-    Where hard links are not possible the new file simply stays."""
+    Where hard links are not possible the new file simply stays. ``leave``: files not to look at
+    (the PDF, while it is being written)."""
     if not site_dir.is_dir():
         return
     for new in staging.rglob("*"):
         old = site_dir / new.relative_to(staging)
-        if new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
-            continue
-        if old.stat().st_size != new.stat().st_size or not filecmp.cmp(old, new, shallow=False):
+        try:
+            if new in leave or new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
+                continue
+            new_stat, old_stat = new.stat(), old.stat()
+            if (new_stat.st_ino, new_stat.st_dev) == (old_stat.st_ino, old_stat.st_dev):
+                continue  # kept already, while the PDF printed
+            if old_stat.st_size != new_stat.st_size or not filecmp.cmp(old, new, shallow=False):
+                continue
+        except OSError:  # gone meanwhile: a part's page the PDF process wrote for a moment
             continue
         link = new.with_name(new.name + ".keep")
         try:

@@ -93,10 +93,23 @@ def is_current(project: Path, site_dir: Path, key: str) -> bool:
         return False
 
 
-def remember(project: Path, site_dir: Path, key: str) -> None:
-    """Record, after a successful build, the key it was built from and the files it left."""
+def remember(project: Path, site_dir: Path, key: str, pdf_cache: Path | None = None) -> None:
+    """Record, after a successful build, the key it was built from and the files it left, and the
+    PDF cache it used, if it made a PDF (:func:`pdf_cache_of_last_build`)."""
     path = _record_path(project, site_dir)
-    write_atomic(path, json.dumps({"key": key, "files": _files(site_dir)}))
+    record = {"key": key, "files": _files(site_dir), "pdf_cache": None if pdf_cache is None else str(pdf_cache)}
+    write_atomic(path, json.dumps(record))
+
+
+def pdf_cache_of_last_build(project: Path, site_dir: Path) -> Path | None:
+    """The PDF cache the last build of ``site_dir`` used, if it made a PDF: read before MkDocs'
+    settings are, so that the next build can start its PDF process at once (``build.main``)."""
+    try:
+        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    cache = record.get("pdf_cache") if isinstance(record, dict) else None
+    return Path(cache) if isinstance(cache, str) else None
 
 
 def forget(project: Path, site_dir: Path) -> None:

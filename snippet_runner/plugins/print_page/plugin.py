@@ -45,6 +45,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from snippet_runner.plugins.print_page import anchor_ids
 from snippet_runner.plugins.print_page.links_cache import fix_ahead, remember_fixed_links
+from snippet_runner.site import early_print
 
 log = logging.getLogger("mkdocs.plugins.print_page")
 
@@ -78,6 +79,9 @@ class PrintPagePlugin(BasePlugin[PrintPageConfig]):
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:
         fix_print_page(config)
+        # The print page is final: `make site` starts printing the PDF now, while the post-build
+        # steps that come after this one (priority below -100) and MkDocs' end of the build run.
+        early_print.print_page_written(config.site_dir)
 
 
 def fix_print_page(config) -> None:

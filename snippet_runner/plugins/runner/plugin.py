@@ -396,10 +396,17 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     on_page_content = CombinedEvent(_adjust_notebook_page, _index_ahead)
 
-    def on_post_build(self, *, config):
-        self._write_downloads(config)
+    def _write_notebook_styles(self, *, config):
+        """Before the print page is final (priority 0, above the ``print_page`` plugin's -100): it
+        links this stylesheet, and ``make site`` starts printing the PDF from then on."""
         if self.notebook_styles:  # none in a dirty rebuild that rendered no notebook: the last file stays
             write_atomic(Path(config.site_dir) / STYLESHEET, "\n".join(self.notebook_styles) + "\n")
+
+    @event_priority(-200)
+    def _after_the_print_page(self, *, config):
+        """What nothing printed needs, after the print page is final: ``make site`` prints the PDF
+        meanwhile (``site/early_print.py``)."""
+        self._write_downloads(config)
         log.info(self.engine.summary())
         log.info(draw.STATS.line())
         if self.page_cache is not None:
@@ -412,6 +419,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             log.info(f"Execution report (each snippet's page, run time, memory, output): {where}")
         if not self.serving:
             self._close()
+
+    on_post_build = CombinedEvent(_write_notebook_styles, _after_the_print_page)
 
     def _write_downloads(self, config) -> None:
         """Every page's notebook and the archive (:func:`page_notebooks.for_project`), into the site.
