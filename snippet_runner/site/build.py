@@ -131,7 +131,7 @@ def build(
                     pdf_start = _start_pdf(staging, site_dir.name, project, epoch, pdf_job)
                 assert isinstance(pdf_start, _PdfStart)
                 if pdf_start.sent:  # while the PDF prints: the swap then has the PDF and little else to compare
-                    _keep_unchanged(staging, site_dir, leave=(pdf_start.arguments[2],))
+                    _keep_unchanged(staging, site_dir, leave=(pdf_start.pdf_path,))
                 code = _finish_pdf(pdf_start, staging, site_dir.name, project, pdf_job)
         finally:
             early_print.forget(staging)
@@ -243,18 +243,12 @@ class _PdfStart:
     said: str = ""  # for the build's output
     complained: str = ""  # for its errors
     key: str = ""
-    arguments: tuple = ()
+    arguments: tuple = ()  # pdf_book.make's
     sent: bool = False
 
-
-def _print_pdf(
-    staging: Path,
-    shown_as: str,
-    project: Project,
-    epoch: int | None = None,
-    printer: pdf_process.PdfProcess | None = None,
-) -> int:
-    return _finish_pdf(_start_pdf(staging, shown_as, project, epoch, printer), staging, shown_as, project, printer)
+    @property
+    def pdf_path(self) -> Path:
+        return self.arguments[2]
 
 
 def _start_pdf(
@@ -315,11 +309,10 @@ def _finish_pdf(
     except Exception as error:  # Playwright, Chromium, rendering or the join: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    pdf_path = start.arguments[2]
-    pdf_cache.keep_pdf(project.pdf_cache_dir, start.key, pdf_path)
+    pdf_cache.keep_pdf(project.pdf_cache_dir, start.key, start.pdf_path)
     parts = len(book.printed) + len(book.reused)
     print(
-        f"PDF written to {shown_as}/{pdf_path.relative_to(staging).as_posix()}: {book.pages} pages,"
+        f"PDF written to {shown_as}/{start.pdf_path.relative_to(staging).as_posix()}: {book.pages} pages,"
         f" {book.bytes / 1e6:.1f} MB, printed in"
         f" {book.seconds:.1f} s; parts printed again: {len(book.printed)} of {parts}"
         f" ({', '.join(book.printed) or 'none'}), the others from the cache"

@@ -12,20 +12,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from snippet_runner.site import build, pdf
+from tests.builds.test_fast_builds import MATERIAL_WITH_PDF
 
-CONFIG = """
-site_name: scratch
-theme:
-  name: material
-  font: false
-plugins:
-  - snippet-runner:
-      preload: []
-  - print-page-ids
-  - print-site:
-      path_to_pdf: pdf/scratch.pdf
-      add_cover_page: false
-"""
+CONFIG = MATERIAL_WITH_PDF.replace("  - print-site:", "  - print-page-ids\n  - print-site:")
 
 # A build in this process, with the moments that matter written down in order as they happen:
 # the PDF process started, MkDocs' settings read, the PDF's job handed over, the page notebooks
