@@ -285,7 +285,12 @@ def _start_pdf(
         )
     arguments = (print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch, printing)
     if printer is not None:
-        printer.start(*arguments)
+        from snippet_runner.site import pdf_process
+
+        try:
+            printer.start(*arguments)
+        except pdf_process.PrintFailed as error:  # the process is gone
+            return _PdfStart(code=1, complained=f"\nPDF failed: {error}")
     return _PdfStart(key=key, arguments=arguments, sent=printer is not None)
 
 

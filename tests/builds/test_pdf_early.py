@@ -119,3 +119,29 @@ def test_the_first_tab_is_opened_before_it_is_asked_for_and_laid_out_for_print()
     second = ahead.take_tab()  # the one opened ahead is taken once; then tabs are opened as asked
     assert second is browser.opened[1] and second.media == "print" and len(browser.opened) == 2
     assert ahead.version == "1.0"  # the rest is the browser's own
+
+
+# The PDF process killed just before it is handed its job, inside MkDocs' post-build step.
+KILLED_BEFORE_THE_JOB = r"""
+from snippet_runner.site import pdf_process
+
+start = pdf_process.PdfProcess.start
+
+def killed_first(self, *args):
+    self._process.kill()
+    self._process.wait()
+    return start(self, *args)
+
+pdf_process.PdfProcess.start = killed_first
+from snippet_runner.__main__ import main
+raise SystemExit(main(["site", "--force"]))
+"""
+
+
+def test_a_pdf_process_gone_before_its_job_fails_the_build_with_one_message(scratch):
+    scratch.write("mkdocs.yml", CONFIG)
+    code, out, err = scratch.run_split("-c", KILLED_BEFORE_THE_JOB)
+    assert code == 1, out + err
+    assert "PDF failed: RuntimeError: the PDF process ended before it made the PDF" in err
+    assert "Traceback" not in err and "Build failed; site/ was not created." in err
+    assert not (scratch.root / "site").exists()
