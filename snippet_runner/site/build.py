@@ -57,7 +57,7 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
         )
         return 0
     # If the last build made a PDF, this one most likely will: its process starts now, before
-    # MkDocs' settings are read (0.2 s), so that it is ready when a prose edit's MkDocs part is done.
+    # MkDocs' settings are read, so that it is ready when a prose edit's MkDocs part is done.
     guessed = _pdf_process_for(skip.pdf_cache_of_last_build(root, site_dir))
     from snippet_runner.project import Project  # MkDocs' configuration: only when building
 
@@ -69,7 +69,7 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
             guessed.close()
         return 1
     skip.forget(root, site_dir)
-    pdf_cache = project.pdf_cache_dir if project.pdf is not None else None
+    pdf_cache = _pdf_cache(project)
     # The record of what the build left is written while the new site is locked in place: another
     # build finishing at the same moment could otherwise swap its own in while this one lists it.
     return build(
@@ -126,8 +126,8 @@ def build(
         try:
             code = _mkdocs_build(config, staging)
             if code == 0 and not _interrupted:
-                started, pdf_start = early_print.take(staging)
-                if not started:  # print-site is off, or its page was not final yet
+                pdf_start = early_print.take(staging)
+                if pdf_start is None:  # print-site is off, or its page was not final yet
                     pdf_start = _start_pdf(staging, site_dir.name, project, epoch, pdf_job)
                 assert isinstance(pdf_start, _PdfStart)
                 if pdf_start.sent:  # while the PDF prints: the swap then has the PDF and little else to compare
@@ -216,13 +216,18 @@ def source_date_epoch(project: Path) -> int | None:
 def _pdf_process(project: Project | None, started: pdf_process.PdfProcess | None = None) -> pdf_process.PdfProcess | None:
     """The PDF process (``pdf_process.py``), told which PDF cache its job will use, for a project with
     a PDF where there is a Chromium: ``started``, if it was started for that cache, else one started now."""
-    wanted = None if project is None or project.pdf is None else project.pdf_cache_dir
+    wanted = _pdf_cache(project)
     if started is not None and (wanted is None or started.ahead != wanted):
         started.close()  # the guess was wrong: this build makes no PDF, or keeps it elsewhere
         started = None
     if started is not None or wanted is None:
         return started
     return _pdf_process_for(wanted)
+
+
+def _pdf_cache(project: Project | None) -> Path | None:
+    """Where the project keeps its printed PDFs, if it makes one."""
+    return None if project is None or project.pdf is None else project.pdf_cache_dir
 
 
 def _pdf_process_for(cache_dir: Path | None) -> pdf_process.PdfProcess | None:

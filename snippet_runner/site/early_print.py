@@ -3,8 +3,8 @@
 The print page is final once print-site has written it and the ``print_page`` plugin has given its
 ids their page's prefix: the last PDF input MkDocs makes. The post-build steps after it (the
 runner's page notebooks, its execution report, MkDocs' own end of the build) are not printed, so
-the PDF process takes its job then, not when MkDocs has returned: in a cold build those steps
-took 0.15 to 0.2 s, which the PDF process now spends loading its first part.
+the PDF process takes its job then, not when MkDocs has returned, and spends that time loading its
+first part.
 
 ``site.build`` says what starting means for the staging folder it builds into (:func:`expect`); the
 plugin says when the print page is final (:func:`print_page_written`); ``site.build`` takes what
@@ -22,7 +22,7 @@ class _Expected:
     def __init__(self, start: Callable[[], object]):
         self.start = start
         self.started = False
-        self.outcome: object = None
+        self.outcome: object = None  # what start returned, once called
         self.error: Exception | None = None
 
 
@@ -48,15 +48,13 @@ def print_page_written(site_dir: Path | str) -> None:
         expected.error = error
 
 
-def take(site_dir: Path) -> tuple[bool, object]:
-    """Forget what was expected for ``site_dir``; (whether it started, what ``start`` returned).
-    Raises what ``start`` raised."""
+def take(site_dir: Path) -> object:
+    """Forget what was expected for ``site_dir``; what ``start`` returned, None if it was not
+    called. Raises what ``start`` raised."""
     expected = _expected.pop(Path(site_dir).resolve(), None)
-    if expected is None or not expected.started:
-        return False, None
-    if expected.error is not None:
+    if expected is not None and expected.error is not None:
         raise expected.error
-    return True, expected.outcome
+    return expected.outcome if expected is not None else None
 
 
 def forget(site_dir: Path) -> None:

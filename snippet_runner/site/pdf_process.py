@@ -9,10 +9,10 @@ synchronous API belongs to the thread that started it, and the imports and the d
 would hold the interpreter lock that MkDocs needs (tried: the build's MkDocs part took 0.3 s longer
 with the browser launched from a thread).
 
-A prose edit's MkDocs part is done in about 0.5 s, and the process still was not ready then: it
-waited 0.3 s for its job. So when the last build made a PDF the build starts the process before it
-reads MkDocs' settings (``build.main``, from the record ``skip.py`` keeps), pikepdf and pypdf are
-imported while Playwright's driver starts, Node keeps the code it compiles for that driver
+A prose edit's MkDocs part was done before the process was ready, and the job waited for it. So
+when the last build made a PDF the build starts the process before it reads MkDocs' settings
+(``build.main``, from the record ``skip.py`` keeps), pikepdf and pypdf are imported while
+Playwright's driver starts, Node keeps the code it compiles for that driver
 (``NODE_COMPILE_CACHE``), and the first tab is opened before the job comes (``pdf.TabAhead``).
 
 The build starts the process with the PDF cache's name (``ahead``): a thread of the process copies
@@ -72,7 +72,7 @@ class PdfProcess:
         env = None
         if ahead is not None and not os.environ.get("NODE_COMPILE_CACHE"):
             # Node keeps the code it compiled for Playwright's driver beside the PDF cache, and the
-            # driver then starts in 0.19 s instead of 0.25 (Node 22 and later; Playwright's is 26).
+            # driver starts sooner the next time (Node 22 and later; Playwright ships 26).
             env = {**os.environ, "NODE_COMPILE_CACHE": str(ahead.parent / "node-compile-cache")}
         replies, reply_end = os.pipe()
         try:

@@ -81,11 +81,8 @@ def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
 
 def is_current(project: Path, site_dir: Path, key: str) -> bool:
     """True if ``site_dir`` was built from inputs with this key and is untouched since."""
-    try:
-        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not (isinstance(record, dict) and record.get("key") == key):
+    record = _record(project, site_dir)
+    if record.get("key") != key:
         return False
     try:
         return record.get("files") == _files(site_dir)
@@ -104,17 +101,22 @@ def remember(project: Path, site_dir: Path, key: str, pdf_cache: Path | None = N
 def pdf_cache_of_last_build(project: Path, site_dir: Path) -> Path | None:
     """The PDF cache the last build of ``site_dir`` used, if it made a PDF: read before MkDocs'
     settings are, so that the next build can start its PDF process at once (``build.main``)."""
-    try:
-        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    cache = record.get("pdf_cache") if isinstance(record, dict) else None
+    cache = _record(project, site_dir).get("pdf_cache")
     return Path(cache) if isinstance(cache, str) else None
 
 
 def forget(project: Path, site_dir: Path) -> None:
     """Before a build replaces ``site_dir``: until it has finished, no record claims it is current."""
     _record_path(project, site_dir).unlink(missing_ok=True)
+
+
+def _record(project: Path, site_dir: Path) -> dict:
+    """What :func:`remember` recorded of the last build of ``site_dir`` (empty if nothing readable)."""
+    try:
+        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def _record_path(project: Path, site_dir: Path) -> Path:
