@@ -285,7 +285,8 @@ def _prepare_for_forks() -> _HugePages:
     * ``gc.freeze()``: the objects the worker holds now (torch's whole Python side) move to a
       generation the collector never visits, so a collection in a child does not write to every
       object's header and copy every page of the heap (Python's own advice for forking servers).
-    * Transparent huge pages (:class:`_HugePages`), put in later, while the worker waits for work.
+    * Transparent huge pages (:class:`_HugePages`): most of the memory is in them already, the
+      rest is put in later, while the worker waits for work.
     """
     gc.collect()
     gc.freeze()
@@ -298,27 +299,25 @@ MADV_COLLAPSE = 25  # Linux 6.1
 
 
 class _HugePages:
-    """Back the worker's heap and anonymous memory with 2 MB pages, a few at a time, when no
-    request is waiting.
+    """Back what is left of the worker's heap and anonymous memory in small pages with 2 MB pages,
+    a few at a time, when no request is waiting.
 
     ``fork()`` copies a page-table entry, and the child's exit frees one, for every 4 KB page the
-    worker has written: about 150 MB with torch, 37,000 entries, 3 ms of the parent's time and as
-    much of the child's a snippet. ``MADV_COLLAPSE`` (Linux 6.1) puts each aligned 2 MB of it in one
-    huge page, one entry, whatever the system's THP setting; a child that writes into one gets it
-    split and copies only the 4 KB it touched. A kernel that refuses changes nothing but speed.
+    worker has written: about 200 MB with torch and its warm-up. Where each entry maps 2 MB
+    instead, a fork copies a few hundred entries rather than tens of thousands, and a child that
+    writes into a huge page gets it split and copies only the 4 KB it touched. On a virtual machine
+    whose page tables the host shadows, that is most of what a fork costs.
 
-    Collapsing all of it takes about half a second, as long as the first hundred forks save, so it
-    is not done before the worker says it is ready: a cold build would wait that long for its first
-    result (measured: a cold build without the PDF took 0.48 s longer with it done there). The
-    worker does it in steps of ``STEP`` bytes whenever its request pipe is empty (a build reading
-    pages, an author between edits), and all of what is left once ``FORCE_AFTER`` snippets have run,
-    so a long run of snippets still gets the cheaper forks. Forcing it after 32 snippets cost a cold
-    build of the chapter most of what the deferral gained (0.19 s of 0.48).
-
-    Measured when it was done at once: about 125 of the 150 MB become huge pages; over the first
-    hundred snippets the worker's own writes and frees (while a child shares its pages) split about
-    40 MB back into small pages, where they stay. Collapsing again every 64 snippets won back 10 MB at
-    10 to 25 ms a time, more than the forks it made cheaper saved, so each range is collapsed once.
+    Most of it is in huge pages from the start: the worker allocates through malloc, with glibc
+    asking for them (``sandbox.FOR_FORKING``), where the system's THP setting is ``madvise`` or
+    ``always``. What is left (memory mapped otherwise, and every page where THP is ``never``) is
+    collapsed here: ``MADV_COLLAPSE`` (Linux 6.1) works whatever the setting, and a kernel that
+    refuses changes nothing but speed. Collapsing copies the memory, so it is done only while the
+    request pipe is empty (a build reading pages, an author between edits), never while a cold
+    build waits for its first results, and all at once after ``FORCE_AFTER`` snippets with no
+    pause. Each range is collapsed once: the worker's own writes while a child shares its pages
+    split some of it back, and collapsing again cost more than the forks it made cheaper saved
+    (dev/measurements.md).
     """
 
     HUGE = 2 << 20
@@ -377,6 +376,8 @@ class _Requests:
 
 def main() -> None:
     isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
+    for name in sandbox.FOR_FORKING:  # read when this process started; the snippets need not see them
+        os.environ.pop(name, None)
     result_fd = int(sys.argv[1])
     preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
     results = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")

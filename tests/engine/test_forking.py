@@ -153,3 +153,39 @@ def test_the_worker_backs_its_memory_with_huge_pages_once_it_waits_for_work(writ
             huge_kb = next(int(line.split()[1]) for line in rollup if line.startswith("AnonHugePages:"))
         time.sleep(0.1)
     assert huge_kb > 0
+
+
+def _transparent_huge_pages() -> str:
+    """The system's THP setting: ``always``, ``madvise`` or ``never`` (``never`` where it has none)."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as setting:
+            return setting.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return "never"
+
+
+SMAPS_AND_ENVIRONMENT = """
+import os
+with open("/proc/self/smaps_rollup") as rollup:
+    huge = next(int(line.split()[1]) for line in rollup if line.startswith("AnonHugePages:"))
+print(huge > 0, sorted(set(os.environ) & {"GLIBC_TUNABLES", "PYTHONMALLOC"}))
+"""
+
+
+def test_the_worker_allocates_in_huge_pages_from_the_start_and_no_snippet_sees_how(write_snippet, tmp_path):
+    """A new worker's first snippet, asked for before the worker is ready: the worker never waited
+    for work before it, so it collapsed nothing, and whatever that snippet inherits in huge pages
+    the worker allocated so (sandbox.FOR_FORKING). Without that environment it prints ``False``."""
+    import pytest
+
+    from snippet_runner import Engine
+
+    if _transparent_huge_pages() == "never":
+        pytest.skip("transparent huge pages are off on this system")
+    write_snippet("page/smaps.py", SMAPS_AND_ENVIRONMENT)
+    engine = Engine(tmp_path / "snippets", approval_mode="warn")
+    try:
+        engine.prefetch(["page/smaps.py"])  # sent while the worker imports torch
+        assert engine.run("page/smaps.py").output == "True []\n"
+    finally:
+        engine.close()
