@@ -175,7 +175,8 @@ print(huge > 0, sorted(set(os.environ) & {"GLIBC_TUNABLES", "PYTHONMALLOC"}))
 def test_the_worker_allocates_in_huge_pages_from_the_start_and_no_snippet_sees_how(write_snippet, tmp_path):
     """A new worker's first snippet, asked for before the worker is ready: the worker never waited
     for work before it, so it collapsed nothing, and whatever that snippet inherits in huge pages
-    the worker allocated so (sandbox.FOR_FORKING). Without that environment it prints ``False``."""
+    the worker allocated so (sandbox.FOR_FORKING). Where THP is ``madvise`` (most systems' default,
+    and this machine's), it prints ``False`` without that environment."""
     import pytest
 
     from snippet_runner import Engine
