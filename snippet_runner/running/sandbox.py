@@ -117,10 +117,11 @@ _MS_BIND, _MS_REMOUNT, _MS_RDONLY = 4096, 32, 1
 
 
 # How the worker allocates memory, for cheaper forks (running/worker.py, _HugePages): glibc asks for
-# transparent huge pages for what malloc maps, and Python takes its objects from malloc instead of
-# its own small arenas, so most of what torch's import writes sits in 2 MB pages from the start.
-# Read once, when the worker starts, and then removed from its environment: no snippet sees them.
-FOR_FORKING = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1", "PYTHONMALLOC": "malloc"}
+# transparent huge pages for what malloc maps, so what torch's import and warm-up allocate in C++
+# sits in 2 MB pages from the start. (Python's objects could follow with PYTHONMALLOC=malloc, but
+# then torch's import and warm-up took longer than the forks saved.) Read once, when the worker
+# starts, and then removed from its environment: no snippet sees it.
+FOR_FORKING = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
 
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -285,10 +285,11 @@ def _prepare_for_forks() -> _HugePages:
     * ``gc.freeze()``: the objects the worker holds now (torch's whole Python side) move to a
       generation the collector never visits, so a collection in a child does not write to every
       object's header and copy every page of the heap (Python's own advice for forking servers).
-    * Transparent huge pages (:class:`_HugePages`): most of the memory is in them already, the
+      No collection first: it would take a fifth of a second before the first fork, to free a
+      little of the memory that every fork shares anyway, and leave holes in the pages it shares.
+    * Transparent huge pages (:class:`_HugePages`): much of the memory is in them already, the
       rest is put in later, while the worker waits for work.
     """
-    gc.collect()
     gc.freeze()
     return _HugePages()
 
@@ -308,9 +309,9 @@ class _HugePages:
     writes into a huge page gets it split and copies only the 4 KB it touched. On a virtual machine
     whose page tables the host shadows, that is most of what a fork costs.
 
-    Most of it is in huge pages from the start: the worker allocates through malloc, with glibc
-    asking for them (``sandbox.FOR_FORKING``), where the system's THP setting is ``madvise`` or
-    ``always``. What is left (memory mapped otherwise, and every page where THP is ``never``) is
+    Much of it is in huge pages from the start: what glibc's malloc maps, which asks for them
+    (``sandbox.FOR_FORKING``) where the system's THP setting is ``madvise`` or ``always``. What is
+    left (Python's own arenas, the libraries' data, and every page where THP is ``never``) is
     collapsed here: ``MADV_COLLAPSE`` (Linux 6.1) works whatever the setting, and a kernel that
     refuses changes nothing but speed. Collapsing copies the memory, so it is done only while the
     request pipe is empty (a build reading pages, an author between edits), never while a cold
