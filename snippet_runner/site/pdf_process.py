@@ -222,12 +222,21 @@ def _serve(replies, held: list, cache_dir: Path | None) -> None:
                 reply(book={**asdict(book), "path": str(book.path)})
 
 
-def main() -> int:
-    # Behind the build's own processes: in a cold build this one gets ready while the snippets'
-    # worker imports torch, and the worker is what the build waits for (the cold build took 0.2 s
-    # less, side by side); it is ready long before the print page is written either way. Its browser
-    # inherits the niceness; the print itself runs when nothing else does.
+def _behind_the_build() -> None:
+    """Run only on CPU the build's own processes leave idle (``SCHED_IDLE``; ``nice 10`` where
+    there is no such policy). In a cold build this process, Playwright's driver and Chromium get
+    ready while the snippets' worker imports torch, and the worker is what the build waits for:
+    at ``nice 10`` alone they still took a share of its core. The print page comes later, and
+    while the PDF prints the build mostly waits for it, so the print itself runs at full speed.
+    Every process this one starts, Chromium's included, inherits the policy. The price: on a
+    machine whose every core is kept busy by other work, the PDF waits for a free one."""
     os.nice(10)
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or refused: the niceness stays
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def main() -> int:
+    _behind_the_build()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupted)
     held: list = []  # the join's documents, never freed: the process ends without tearing down

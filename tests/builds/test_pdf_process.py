@@ -59,6 +59,21 @@ def _chromium_processes_under(folder) -> list[int]:
     return found
 
 
+def test_the_pdf_process_and_its_chromium_run_only_on_idle_cpu(tmp_path, monkeypatch):
+    """In a cold build they get ready beside the snippets' worker, which the build waits for."""
+    if chromium.find() is None:
+        pytest.fail(chromium.missing())
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where Playwright makes the browser's profile
+    printer = PdfProcess()
+    try:
+        assert printer.wait_ready(), "the PDF process did not launch its Chromium"
+        browsers = _chromium_processes_under(tmp_path)
+        assert browsers, "no Chromium with its profile here: the test would see nothing"
+        assert {os.sched_getscheduler(pid) for pid in [printer.pid, *browsers]} == {os.SCHED_IDLE}
+    finally:
+        printer.close()
+
+
 @pytest.mark.parametrize("how", ["closed", "SIGTERM", "SIGINT"])
 def test_stopping_the_pdf_process_closes_its_chromium_and_leaves_no_profile(tmp_path, monkeypatch, how):
     if chromium.find() is None:
