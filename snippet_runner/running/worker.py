@@ -285,8 +285,8 @@ def _prepare_for_forks() -> _HugePages:
     * ``gc.freeze()``: the objects the worker holds now (torch's whole Python side) move to a
       generation the collector never visits, so a collection in a child does not write to every
       object's header and copy every page of the heap (Python's own advice for forking servers).
-      No collection first: it would take a fifth of a second before the first fork, to free a
-      little of the memory that every fork shares anyway, and leave holes in the pages it shares.
+      No collection first: it would delay the first fork (dev/measurements.md) to free a little
+      of the memory that every fork shares anyway, and leave holes in the pages it shares.
     * Transparent huge pages (:class:`_HugePages`): much of the memory is in them already, the
       rest is put in later, while the worker waits for work.
     """
@@ -377,7 +377,7 @@ class _Requests:
 
 def main() -> None:
     isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
-    for name in sandbox.FOR_FORKING:  # read when this process started; the snippets need not see them
+    for name in sandbox.FOR_FORKING:  # read when this process started; no snippet needs to see it
         os.environ.pop(name, None)
     result_fd = int(sys.argv[1])
     preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
