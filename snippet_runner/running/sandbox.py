@@ -116,12 +116,15 @@ _TMPFS_INODE = 4096  # one inode for each page of a tmpfs' size: a flood of empt
 _MS_BIND, _MS_REMOUNT, _MS_RDONLY = 4096, 32, 1
 
 
-# How the worker allocates memory, for cheaper forks (running/worker.py, _HugePages): glibc asks for
-# transparent huge pages for what malloc maps, so what torch's import and warm-up allocate in C++
-# sits in 2 MB pages from the start. (Python's objects could follow with PYTHONMALLOC=malloc, but
-# then torch's import and warm-up took longer than the forks saved.) Read once, when the worker
-# starts, and then removed from its environment: no snippet sees it.
-FOR_FORKING = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+# How the worker allocates memory, for cheaper forks (running/worker.py, _arenas_from_malloc and
+# _HugePages): glibc asks for transparent huge pages for what malloc takes from the system, and keeps
+# every block under 32 MB in its heap (which is in huge pages) instead of a mapping of its own
+# (which is not, under 2 MB). So what torch's import and warm-up allocate in C++, and Python's
+# object arenas, which the worker takes from malloc too, sit in 2 MB pages from the start.
+# (PYTHONMALLOC=malloc would put every object there too, but made torch's import and warm-up slower
+# than the forks saved.) Read once, when the worker starts, and then removed from its environment:
+# no snippet sees it.
+FOR_FORKING = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432"}
 
 
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -279,6 +279,30 @@ def _warm_up() -> None:
     repr(x.grad), repr(y), str(torch.zeros(1, dtype=torch.int64))
 
 
+class _ArenaAllocator(ctypes.Structure):
+    _fields_ = [("ctx", ctypes.c_void_p), ("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p)]
+
+
+def _arenas_from_malloc() -> None:
+    """Python's small objects (torch's whole Python side: functions, classes, dicts) live in 1 MB
+    arenas that CPython maps one by one with ``mmap``, each a mapping too small for a huge page, so
+    they stay in 4 KB pages, and every fork copies a page-table entry for each (about 110 MB after
+    torch's import). Taken from glibc's heap instead, which ``sandbox.FOR_FORKING`` puts in huge
+    pages, they are forked for a few hundred entries.
+
+    The hook is CPython's own ``PyObject_SetArenaAllocator``, which takes C functions: ``realloc``
+    with a null context is ``malloc``, and ``free`` of that null context does nothing, so an arena
+    Python gives back stays allocated. That is what CPython's allocator asks for rarely (an arena
+    emptied while others have room), in a process that runs no snippet code itself; a library
+    could not do this without C code of its own, and none on PyPI does. ``PYTHONMALLOC=malloc``
+    (every object from malloc) did it too, but slowed torch's import more than it saved."""
+    libc = ctypes.CDLL(None)
+    allocator = _ArenaAllocator(
+        None, ctypes.cast(libc.realloc, ctypes.c_void_p).value, ctypes.cast(libc.free, ctypes.c_void_p).value
+    )
+    ctypes.pythonapi.PyObject_SetArenaAllocator(ctypes.byref(allocator))  # copied by CPython
+
+
 def _prepare_for_forks() -> _HugePages:
     """Make the worker cheap to fork, once it has imported and warmed up everything.
 
@@ -377,6 +401,7 @@ class _Requests:
 
 def main() -> None:
     isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
+    _arenas_from_malloc()  # before torch's import allocates its objects
     for name in sandbox.FOR_FORKING:  # read when this process started; no snippet needs to see it
         os.environ.pop(name, None)
     result_fd = int(sys.argv[1])

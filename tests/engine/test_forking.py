@@ -166,17 +166,30 @@ def _transparent_huge_pages() -> str:
 
 SMAPS_AND_ENVIRONMENT = """
 import os
+import torch
+
 with open("/proc/self/smaps_rollup") as rollup:
     huge = next(int(line.split()[1]) for line in rollup if line.startswith("AnonHugePages:"))
-print(huge > 0, "GLIBC_TUNABLES" in os.environ)
+# the mapping that holds a small Python object torch made while the worker imported it
+address, holder = id(torch.nn.functional.relu), 0
+with open("/proc/self/smaps") as smaps:
+    for line in smaps:
+        if "-" in line.split(" ")[0] and ":" not in line.split(" ")[0]:
+            low, high = (int(x, 16) for x in line.split(" ")[0].split("-"))
+            inside = low <= address < high
+        elif inside and line.startswith("AnonHugePages:"):
+            holder = int(line.split()[1])
+print(huge > 0, holder > 0, "GLIBC_TUNABLES" in os.environ)
 """
 
 
 def test_the_worker_allocates_in_huge_pages_from_the_start_and_no_snippet_sees_how(write_snippet, tmp_path):
     """A new worker's first snippet, asked for before the worker is ready: the worker never waited
     for work before it, so it collapsed nothing, and whatever that snippet inherits in huge pages
-    the worker allocated so (sandbox.FOR_FORKING). Where THP is ``madvise`` (most systems' default,
-    and this machine's), it prints ``False False`` without that environment."""
+    the worker allocated so: C++'s memory by glibc's settings (sandbox.FOR_FORKING), and Python's
+    objects in arenas taken from glibc's heap (worker._arenas_from_malloc). Where THP is
+    ``madvise`` (most systems' default, and this machine's), it prints ``False False False``
+    without that environment, and ``True False False`` without the arenas' allocator."""
     import pytest
 
     from snippet_runner import Engine
@@ -187,6 +200,6 @@ def test_the_worker_allocates_in_huge_pages_from_the_start_and_no_snippet_sees_h
     engine = Engine(tmp_path / "snippets", approval_mode="warn")
     try:
         engine.prefetch(["page/smaps.py"])  # sent while the worker imports torch
-        assert engine.run("page/smaps.py").output == "True False\n"
+        assert engine.run("page/smaps.py").output == "True True False\n"
     finally:
         engine.close()
