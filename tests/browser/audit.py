@@ -92,8 +92,10 @@ _TAKE_OUT = {
 }
 
 # Starts axe on the page; the result (reduced to what a failure message needs) is collected later.
+# From a timer: axe works in promise callbacks, and those started by this call itself would all run
+# before Playwright's evaluate returned, so the pages of a batch would be audited one after another.
 _START = """options => {
-  window.__audit = axe.run(document, options).then(result => result.violations.map(v => ({
+  window.__audit = new Promise(resolve => setTimeout(resolve, 0)).then(() => axe.run(document, options)).then(result => result.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => ({target: n.target.join(" "), summary: (n.failureSummary || "").split("\\n").slice(1, 2).join("").trim()})),
   })))
