@@ -23,9 +23,10 @@ from pathlib import Path
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 
+from snippet_runner import defaults
 from snippet_runner.markdown.run_lines import find_includes
 
-PLUGIN = "snippet-runner"
+PLUGIN = defaults.PLUGIN
 # The engine `make site` started before MkDocs loaded (Project.start_early), by its settings, until
 # the plugin's own Project asks for an engine with the same settings and takes it (Project.engine).
 _STARTED_EARLY: dict[str, tuple] = {}  # repr of its arguments -> (engine, the log records it held back)
@@ -36,10 +37,10 @@ class SnippetRunnerConfig(Config):
     """What ``mkdocs.yml`` may set under ``plugins: - snippet-runner:``, validated by MkDocs."""
 
     snippets_dir = c.Type(str, default="snippets")
-    cache_dir = c.Type(str, default=".cache/snippets")
+    cache_dir = c.Type(str, default=defaults.CACHE_DIR)
     approval = c.Choice(("strict", "warn"), default="strict")  # approving is `make accept`'s alone
     execute = c.Type(bool, default=True)
-    preload = c.ListOfItems(c.Type(str), default=["torch"])
+    preload = c.ListOfItems(c.Type(str), default=list(defaults.PRELOAD))
     # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
     notebooks = c.Type(dict, default={})
     notebook_dir = c.Type(str, default=".cache/notebooks")
@@ -70,7 +71,7 @@ class Project:
     snippets_dir: Path
     cache_dir: Path
     notebook_dir: Path
-    preload: tuple[str, ...] = ("torch",)
+    preload: tuple[str, ...] = defaults.PRELOAD
     approval: str = "strict"
     execute: bool = True
     notebooks: dict[str, str] = field(default_factory=dict)  # snippet folder -> docs folder

@@ -26,6 +26,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from snippet_runner import defaults
 from snippet_runner.running import isolation, protocol, sandbox
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
@@ -71,8 +72,8 @@ class _Process:
         dump_path: str,
         env: dict[str, str] | None = None,
         python: str | None = None,
-        warm: tuple[str, ...] = (),
     ):
+        self.settings = (tuple(preload), tuple(sorted((env or {}).items())), python)  # what adopting it needs
         read_fd, write_fd = os.pipe()
         # Never the build's environment: a short allowlist (sandbox.worker_environment), which
         # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
@@ -86,7 +87,7 @@ class _Process:
             # if the worker is killed
             [
                 *(python or sys.executable, "-m", "snippet_runner.running.worker"),
-                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path), json.dumps(list(warm))),
+                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
             ],
             stdin=subprocess.PIPE,
             env=env,
@@ -102,10 +103,17 @@ class _Process:
         self.spawned = time.perf_counter()
 
     def send(self, request: RunRequest) -> None:
+        self._send_line(protocol.dumps(request))
+
+    def send_warm(self, names: tuple[str, ...]) -> None:
+        """The worker's first line: what it warms once its preloads are imported (warmup.py)."""
+        self._send_line(json.dumps(list(names)))
+
+    def _send_line(self, line: str) -> None:
         stdin = self.proc.stdin
         assert stdin is not None  # the process is started with stdin=PIPE
         try:
-            stdin.write(protocol.dumps(request) + "\n")
+            stdin.write(line + "\n")
             stdin.flush()
         except BrokenPipeError:
             pass  # noticed as EOF by receive()
@@ -141,7 +149,7 @@ class Runner:
 
     def __init__(
         self,
-        preload: tuple[str, ...] = ("torch",),
+        preload: tuple[str, ...] = defaults.PRELOAD,
         env: dict[str, str] | None = None,
         python: str | None = None,
         warm: Callable[[], tuple[str, ...]] | None = None,
@@ -185,6 +193,7 @@ class Runner:
             self._pump()
 
     def submit(self, snippet: Snippet) -> int:
+        self._ensure_process()  # first: a worker started ahead brings its own scratch folder
         self._next_id += 1
         request = RunRequest(
             id=self._next_id,
@@ -243,10 +252,14 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            warm = self.warm() if self.warm is not None else ()
-            self._process = _Process(
-                self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python, warm
-            )
+            process = _take_ahead(self.preload, self.env, self.python)
+            if process is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)  # empty: nothing was sent yet
+                self._scratch = os.path.dirname(process.dump_path)
+            else:
+                process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
+            process.send_warm(self.warm() if self.warm is not None else ())
+            self._process = process
             self.workers_started += 1
         return self._process
 
@@ -322,3 +335,38 @@ class Runner:
         self.import_seconds = None
         self._sent = set()
         self._fill()  # the others never ran: send them afresh to a new worker
+
+
+# -- a worker started ahead ----------------------------------------------------------------------
+
+_ahead: _Process | None = None
+
+
+def start_ahead(preload: tuple[str, ...]) -> None:
+    """Start a worker before the build has read its settings and snippets: ``make site`` does when
+    it guesses that every snippet must run (``site/skip.py``), so that torch's import, which a cold
+    build waits for, starts with the build rather than half a second into it. The first
+    :class:`Runner` with the same preloads and no environment or interpreter of its own takes it
+    (and sends what it warms); :func:`end_ahead` stops it if none did."""
+    global _ahead
+    if _ahead is None:
+        _ahead = _Process(tuple(preload), os.path.join(tempfile.mkdtemp(prefix="snippet-runner-"), "stack.txt"))
+
+
+def end_ahead() -> None:
+    """Stop the worker :func:`start_ahead` started, unless a runner has taken it; its folder goes too.
+    Left running, it would end by itself when its input closes, as the build exits."""
+    global _ahead
+    process, _ahead = _ahead, None
+    if process is not None:
+        process.kill()
+        shutil.rmtree(os.path.dirname(process.dump_path), ignore_errors=True)
+
+
+def _take_ahead(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> _Process | None:
+    global _ahead
+    wanted = (tuple(preload), tuple(sorted((env or {}).items())), python)
+    if _ahead is None or _ahead.settings != wanted or _ahead.proc.poll() is not None:
+        return None
+    process, _ahead = _ahead, None
+    return process

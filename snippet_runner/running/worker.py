@@ -1,9 +1,11 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER WARM``
-(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes; ``WARM``: a JSON
-list of the names :mod:`snippet_runner.running.warmup` warms before the first fork). It reads one
-request per line on stdin and answers on ``RESULT_FD`` (a pipe of its own, because file descriptors
+Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER``
+(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). Its first line
+on stdin is a JSON list of the names :mod:`snippet_runner.running.warmup` warms before the first
+fork: read once the preloads are imported, so that a build can start the worker before it has read
+its snippets (``pool.start_ahead``). Then it reads one request per line on stdin and answers on
+``RESULT_FD`` (a pipe of its own, because file descriptors
 1 and 2 belong to the snippets while they run); :mod:`snippet_runner.running.protocol` says what the lines
 hold.
 
@@ -416,7 +418,11 @@ def main() -> None:
             results.write(protocol.dumps(PreloadFailed(name, f"{type(exc).__name__}: {exc}")) + "\n")
             return
     _warm_up()
-    warmup.warm(json.loads(sys.argv[4]) if len(sys.argv) > 4 else [])  # what the snippets will use
+    requests = _Requests(sys.stdin.fileno())
+    names = requests.next(idle=lambda: False)  # what the snippets will use, sent by now
+    if names is None:
+        return  # not needed after all: the build found every result in its cache
+    warmup.warm(json.loads(names))
     terminal = Terminal()
     box = sandbox.Sandbox(inside=sys.argv[3] if len(sys.argv) > 3 else None, isolated=isolated)
     huge_pages = _prepare_for_forks()
@@ -426,7 +432,7 @@ def main() -> None:
         protections_off=tuple(isolated.off),
     )
     results.write(protocol.dumps(ready) + "\n")
-    requests, ran = _Requests(sys.stdin.fileno()), 0
+    ran = 0
     try:
         while (line := requests.next(idle=huge_pages.step)) is not None:
             request = protocol.loads(line)

@@ -37,8 +37,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from snippet_runner.site import chromium, early_print, pdf_cache, skip
 from snippet_runner.errors import SnippetError
+from snippet_runner.running import pool
+from snippet_runner.site import chromium, early_print, pdf_cache, skip
 
 if TYPE_CHECKING:
     from snippet_runner.project import Project
@@ -59,6 +60,11 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
     # If the last build made a PDF, this one most likely will: its process starts now, before
     # MkDocs' settings are read, so that it is ready when a prose edit's MkDocs part is done.
     guessed = _pdf_process_for(skip.pdf_cache_of_last_build(root, site_dir))
+    # Likewise the snippets' worker, if every snippet looks bound to run (a cold build waits for
+    # its import of torch); the build takes it, or stops it once it knows it needs none.
+    preload = skip.worker_to_start_ahead(config, site_dir)
+    if preload is not None:
+        pool.start_ahead(preload)
     from snippet_runner.project import Project  # MkDocs' configuration: only when building
 
     try:
@@ -67,9 +73,11 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
         print(f"error: {error}", file=sys.stderr)
         if guessed is not None:
             guessed.close()
+        pool.end_ahead()
         return 1
     skip.forget(root, site_dir)
     pdf_cache = _pdf_cache(project)
+    snippets = (project.cache_dir, project.preload)
     # The record of what the build left is written while the new site is locked in place: another
     # build finishing at the same moment could otherwise swap its own in while this one lists it.
     return build(
@@ -77,7 +85,7 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
         site_dir,
         config,
         epoch,
-        swapped=lambda: skip.remember(root, site_dir, key, pdf_cache),
+        swapped=lambda: skip.remember(root, site_dir, key, pdf_cache, snippets),
         pdf_job=guessed,
     )
 
@@ -121,6 +129,7 @@ def build(
         pdf_job = _pdf_process(project, guessed)
         if project is not None:
             project.start_early()  # the snippets' worker, if one must run: a cold build waits for it
+        pool.end_ahead()  # one started ahead (main) that start_early did not take: not needed
         if pdf_job is not None:  # its job handed over once the print page is final (early_print.py)
             early_print.expect(staging, functools.partial(_start_pdf, staging, site_dir.name, project, epoch, pdf_job))
         try:
@@ -143,6 +152,7 @@ def build(
         code, why = 130, "interrupted"
     finally:
         stop_early()
+        pool.end_ahead()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if dated is None:

@@ -40,6 +40,7 @@ import os
 import sys
 from pathlib import Path
 
+from snippet_runner import defaults
 from snippet_runner.pictures import vizjs
 from snippet_runner.site import chromium
 from snippet_runner.files import write_atomic
@@ -90,12 +91,69 @@ def is_current(project: Path, site_dir: Path, key: str) -> bool:
         return False
 
 
-def remember(project: Path, site_dir: Path, key: str, pdf_cache: Path | None = None) -> None:
-    """Record, after a successful build, the key it was built from and the files it left, and the
-    PDF cache it used, if it made a PDF (:func:`pdf_cache_of_last_build`)."""
+def remember(
+    project: Path,
+    site_dir: Path,
+    key: str,
+    pdf_cache: Path | None = None,
+    snippets: tuple[Path, tuple[str, ...]] | None = None,
+) -> None:
+    """Record, after a successful build, the key it was built from and the files it left, the PDF
+    cache it used, if it made a PDF (:func:`pdf_cache_of_last_build`), and its snippet cache and
+    the modules its workers preload (:func:`worker_to_start_ahead`)."""
     path = _record_path(project, site_dir)
-    record = {"key": key, "files": _files(site_dir), "pdf_cache": None if pdf_cache is None else str(pdf_cache)}
+    record: dict[str, object] = {"key": key, "files": _files(site_dir)}
+    record["pdf_cache"] = None if pdf_cache is None else str(pdf_cache)
+    if snippets is not None:
+        record |= {"snippet_cache": str(snippets[0]), "preload": list(snippets[1])}
     write_atomic(path, json.dumps(record))
+
+
+def worker_to_start_ahead(config: Path, site_dir: Path) -> tuple[str, ...] | None:
+    """What a worker started before MkDocs has read its settings should preload
+    (``pool.start_ahead``), or None for none. One is started when the snippet cache holds no
+    result, as in a fresh clone or once the caches are removed: then every snippet must run, and a
+    cold build waits for torch's import. The cache and the preloads are the last build's (its
+    record); with no record, ``mkdocs.yml``'s, read with MkDocs' own YAML loader (``!ENV`` and
+    ``INHERIT`` included; 0.1 s, which only a first build pays). A wrong guess costs a worker that
+    imports for a moment and is stopped, or the head start."""
+    if os.environ.get("SNIPPETS_EXECUTE") == "0":
+        return None
+    project = config.resolve().parent
+    record = _record(project, site_dir)
+    settings: dict | None = {"cache_dir": record.get("snippet_cache"), "preload": record.get("preload")}
+    if "snippet_cache" not in record:
+        settings = _plugin_settings(config)
+    if settings is None or settings.get("execute") is False:
+        return None
+    cache, preload = settings.get("cache_dir", defaults.CACHE_DIR), settings.get("preload", defaults.PRELOAD)
+    if not isinstance(cache, str) or not isinstance(preload, list | tuple) or not all(isinstance(n, str) for n in preload):
+        return None
+    try:
+        with os.scandir(project / cache) as entries:
+            if any(True for _ in entries):
+                return None
+    except OSError:
+        pass  # no cache yet
+    return tuple(preload)
+
+
+def _plugin_settings(config: Path) -> dict | None:
+    """The snippet runner's settings as ``mkdocs.yml`` writes them (empty if it lists the plugin
+    with none); None if it cannot be read or does not list it."""
+    from mkdocs.utils.yaml import yaml_load
+
+    try:
+        with open(config, "rb") as file:
+            plugins = yaml_load(file).get("plugins") or []
+    except Exception:  # noqa: BLE001 - MkDocs reports a broken mkdocs.yml in a moment, better than a guess could
+        return None
+    for entry in plugins if isinstance(plugins, list) else [plugins]:
+        if entry == defaults.PLUGIN:
+            return {}
+        if isinstance(entry, dict) and defaults.PLUGIN in entry:
+            return entry[defaults.PLUGIN] if isinstance(entry[defaults.PLUGIN], dict) else {}
+    return None
 
 
 def pdf_cache_of_last_build(project: Path, site_dir: Path) -> Path | None:

@@ -5,30 +5,40 @@ from __future__ import annotations
 
 import json
 
-# Runs `make site` in this process, counting the workers started and how many there were when the
-# plugin's on_config began; prints both as JSON on its last line.
+# Runs `make site` in this process, counting the workers started, how many there were when MkDocs'
+# settings were first read (Project.load) and when the plugin's on_config began, and how many of
+# them were still running then; prints these as JSON on its last line, with the scratch folders of
+# the workers that are left after the build.
 COUNT_WORKERS = r"""
-import json
+import json, os
+from snippet_runner.project import Project
 from snippet_runner.running import pool
 from snippet_runner.plugins.runner import plugin
 
 started = []
 spawn = pool._Process.__init__
 def counted(self, *args, **kwargs):
-    started.append(1)
+    started.append(self)
     return spawn(self, *args, **kwargs)
 pool._Process.__init__ = counted
 
-at_config = []
+at_load = []
+load = Project.load.__func__
+Project.load = classmethod(lambda cls, *a, **k: at_load.append(len(started)) or load(cls, *a, **k))
+
+at_config, alive = [], []
 on_config = plugin.SnippetRunnerPlugin.on_config
 def seen(self, config):
     at_config.append(len(started))
+    alive.append(sum(process.proc.poll() is None for process in started))
     return on_config(self, config)
 plugin.SnippetRunnerPlugin.on_config = seen
 
 from snippet_runner.__main__ import main
 code = main(["site", "--force"])
-print(json.dumps({"code": code, "started": len(started), "at_config": at_config}))
+left = [p.dump_path for p in started if os.path.exists(os.path.dirname(p.dump_path))]
+print(json.dumps({"code": code, "started": len(started), "at_load": at_load[:1], "at_config": at_config,
+                  "alive": alive, "left": left}))
 """
 
 
@@ -39,13 +49,26 @@ def _workers(scratch) -> dict:
 
 
 def test_a_cold_build_starts_its_one_worker_before_mkdocs_reads_its_settings(scratch):
+    """Before MkDocs' settings are read at all: mkdocs.yml's own snippet cache is empty, so the
+    worker is started ahead (pool.start_ahead), with the preloads it names (none here), and taken."""
     counted = _workers(scratch)
-    assert counted == {"code": 0, "started": 1, "at_config": [1]}
+    assert counted == {"code": 0, "started": 1, "at_load": [1], "at_config": [1], "alive": [1], "left": []}
 
 
 def test_a_build_with_every_result_cached_starts_no_worker(scratch):
     assert _workers(scratch)["started"] == 1
-    assert _workers(scratch) == {"code": 0, "started": 0, "at_config": [0]}
+    assert _workers(scratch) == {"code": 0, "started": 0, "at_load": [0], "at_config": [0], "alive": [0], "left": []}
+
+
+def test_a_worker_started_ahead_that_the_build_does_not_need_is_stopped_before_mkdocs_runs(scratch):
+    """A wrong guess: the last build's snippet cache is gone, but the settings now name another one
+    that holds every result. The worker started ahead is stopped once the build has checked its
+    snippets, before MkDocs' plugins run, and its folder goes with it."""
+    assert _workers(scratch)["started"] == 1
+    (scratch.root / ".cache" / "snippets").rename(scratch.root / ".cache" / "moved")
+    config = scratch.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("preload: []", "preload: []\n      cache_dir: .cache/moved"))
+    assert _workers(scratch) == {"code": 0, "started": 1, "at_load": [1], "at_config": [1], "alive": [0], "left": []}
 
 
 def test_what_the_early_reading_logs_is_shown_by_mkdocs(scratch):
