@@ -49,9 +49,16 @@ if TYPE_CHECKING:
 def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force: bool = False) -> int:
     """``python -m snippet_runner site``: build unless ``site_dir`` already is what a build would write."""
     root = config.resolve().parent
+    # The snippets' worker, first, if every snippet looks bound to run: a cold build waits for its
+    # import of torch. The build takes it, or stops it once it knows it needs none (and if the site
+    # is current after all, below, it is stopped at once).
+    preload = skip.worker_to_start_ahead(config, site_dir)
+    if preload is not None:
+        pool.start_ahead(preload)
     epoch = source_date_epoch(root)
     key = skip.inputs_key(root, site_dir, epoch)
     if not force and skip.is_current(root, site_dir, key):
+        pool.end_ahead()
         print(
             f"{site_dir.name}/ is up to date: nothing it is built from has changed since the build that made it"
             f" (inputs key {key[:12]}), so nothing was rebuilt. `python -m snippet_runner site --force` builds anyway."
@@ -60,11 +67,6 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
     # If the last build made a PDF, this one most likely will: its process starts now, before
     # MkDocs' settings are read, so that it is ready when a prose edit's MkDocs part is done.
     guessed = _pdf_process_for(skip.pdf_cache_of_last_build(root, site_dir))
-    # Likewise the snippets' worker, if every snippet looks bound to run (a cold build waits for
-    # its import of torch); the build takes it, or stops it once it knows it needs none.
-    preload = skip.worker_to_start_ahead(config, site_dir)
-    if preload is not None:
-        pool.start_ahead(preload)
     from snippet_runner.project import Project  # MkDocs' configuration: only when building
 
     try:
