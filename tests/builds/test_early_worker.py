@@ -80,3 +80,27 @@ def test_what_the_early_reading_logs_is_shown_by_mkdocs(scratch):
     assert code == 0, log
     assert log.count("discarded an unreadable cache entry for page/hello.py") == 1
     assert "INFO    -  discarded an unreadable cache entry" in log  # MkDocs' format: shown by its logging
+
+
+def test_the_guess_reads_mkdocs_yml_as_mkdocs_would_when_no_build_was_recorded(tmp_path, monkeypatch):
+    """``!ENV`` resolved, the theme's Python tags read as nothing, the preloads as written; no
+    worker where the cache named holds a result, or where nothing is to run."""
+    from snippet_runner.site import skip
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "site_name: x\ntheme:\n  name: material\n  icon: !!python/name:no.such.module\n"
+        "plugins:\n  - snippet-runner:\n      cache_dir: !ENV [THE_CACHE, .cache/snippets]\n      preload: [torch, numpy]\n"
+    )
+    monkeypatch.setenv("THE_CACHE", "elsewhere")
+    assert skip.worker_to_start_ahead(config, tmp_path / "site") == ("torch", "numpy")
+    (tmp_path / ".cache" / "snippets" / "ab").mkdir(parents=True)  # not the folder the setting names
+    assert skip.worker_to_start_ahead(config, tmp_path / "site") == ("torch", "numpy")
+    (tmp_path / "elsewhere" / "ab").mkdir(parents=True)
+    assert skip.worker_to_start_ahead(config, tmp_path / "site") is None
+    monkeypatch.setenv("THE_CACHE", "empty")
+    monkeypatch.setenv("SNIPPETS_EXECUTE", "0")
+    assert skip.worker_to_start_ahead(config, tmp_path / "site") is None
+    monkeypatch.delenv("SNIPPETS_EXECUTE")
+    config.write_text(config.read_text() + "      execute: false\n")
+    assert skip.worker_to_start_ahead(config, tmp_path / "site") is None
