@@ -73,7 +73,7 @@ class _Process:
         env: dict[str, str] | None = None,
         python: str | None = None,
     ):
-        self.settings = (tuple(preload), tuple(sorted((env or {}).items())), python)  # what adopting it needs
+        self.settings = _settings(preload, env, python)  # what a runner that takes it must match
         read_fd, write_fd = os.pipe()
         # Never the build's environment: a short allowlist (sandbox.worker_environment), which
         # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
@@ -363,10 +363,13 @@ def end_ahead() -> None:
         shutil.rmtree(os.path.dirname(process.dump_path), ignore_errors=True)
 
 
+def _settings(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> tuple:
+    return tuple(preload), tuple(sorted((env or {}).items())), python
+
+
 def _take_ahead(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> _Process | None:
     global _ahead
-    wanted = (tuple(preload), tuple(sorted((env or {}).items())), python)
-    if _ahead is None or _ahead.settings != wanted or _ahead.proc.poll() is not None:
+    if _ahead is None or _ahead.settings != _settings(preload, env, python) or _ahead.proc.poll() is not None:
         return None
     process, _ahead = _ahead, None
     return process
