@@ -288,8 +288,8 @@ class _ArenaAllocator(ctypes.Structure):
 def _arenas_from_malloc() -> None:
     """Python's small objects (torch's whole Python side: functions, classes, dicts) live in 1 MB
     arenas that CPython maps one by one with ``mmap``, each a mapping too small for a huge page, so
-    they stay in 4 KB pages, and every fork copies a page-table entry for each (about 110 MB after
-    torch's import). Taken from glibc's heap instead, which ``sandbox.FOR_FORKING`` puts in huge
+    they stay in 4 KB pages, and every fork copies a page-table entry for each page of them (a good
+    share of the worker once torch is imported). Taken from glibc's heap instead, which ``sandbox.FOR_FORKING`` puts in huge
     pages, they are forked for a few hundred entries.
 
     The hook is CPython's own ``PyObject_SetArenaAllocator``, which takes C functions: ``realloc``

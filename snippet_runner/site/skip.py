@@ -115,14 +115,15 @@ def worker_to_start_ahead(config: Path, site_dir: Path) -> tuple[str, ...] | Non
     (``pool.start_ahead``), or None for none. One is started when the snippet cache holds no
     result, as in a fresh clone or once the caches are removed: then every snippet must run, and a
     cold build waits for torch's import. The cache and the preloads are the last build's (its
-    record); with no record, ``mkdocs.yml``'s (:func:`_plugin_settings`). A wrong guess costs a worker that
-    imports for a moment and is stopped, or the head start."""
+    record); with no record, ``mkdocs.yml``'s (:func:`_plugin_settings`). A wrong guess costs a
+    worker that imports for a moment and is stopped, or the head start."""
     if os.environ.get("SNIPPETS_EXECUTE") == "0":
         return None
     project = config.resolve().parent
     record = _record(project, site_dir)
-    settings: dict | None = {"cache_dir": record.get("snippet_cache"), "preload": record.get("preload")}
-    if "snippet_cache" not in record:
+    if "snippet_cache" in record:
+        settings: dict | None = {"cache_dir": record["snippet_cache"], "preload": record.get("preload")}
+    else:
         settings = _plugin_settings(config)
     if settings is None or settings.get("execute") is False:
         return None
@@ -142,9 +143,10 @@ def _plugin_settings(config: Path) -> dict | None:
     """The snippet runner's settings as ``mkdocs.yml`` writes them (empty if it lists the plugin
     with none); None if it cannot be read or does not list it. Read with PyYAML's C loader and
     ``!ENV`` resolved as MkDocs resolves it (pyyaml_env_tag, MkDocs' own dependency for it); every
-    other tag is read as nothing. MkDocs' own loader (``mkdocs.utils.yaml``) costs 0.09 s here
-    against 0.02 s: it imports what the theme's ``!!python/name`` tags name. An ``INHERIT``ed
-    file is not followed: a project that sets the plugin there gets no head start."""
+    other tag is read as nothing. MkDocs' own loader (``mkdocs.utils.yaml``) imports what the
+    theme's ``!!python/name`` tags name, which made this read several times slower
+    (dev/measurements.md). An ``INHERIT``ed file is not followed: a project that sets the plugin
+    there gets no head start."""
     import yaml
     from yaml_env_tag import construct_env_tag
 
