@@ -13,6 +13,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
+# Caches of results that depend only on their inputs live outside the checkout, as uv's and npm's do,
+# so a fresh clone reuses them: mypy's (one per checkout path, so that two clones never take turns
+# rewriting it) and the accessibility audit's (tests/browser/audit_cache.py).
+MACHINE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/autograd-part2
+export MYPY_CACHE_DIR ?= $(MACHINE_CACHE)/mypy/$(shell printf %s "$(CURDIR)" | sha256sum | cut -c1-16)
 
 VENDOR := docs/assets/vendor
 ASSETS := $(VENDOR)/.copied

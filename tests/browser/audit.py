@@ -52,6 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .audit_cache import AuditCache
 from .layout import PAGES, layout_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -279,6 +280,7 @@ def audit_pages(
     layout: bool = False,
     screenshots: bool = False,
     thorough: bool = False,
+    cache: AuditCache | None = None,
 ) -> dict[tuple[str, str, str], dict]:
     """{(palette, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n,
     "foreign": [every request the page made to another host, over the whole audit]}}.
@@ -288,11 +290,14 @@ def audit_pages(
     of text alternatives) comes from the steps that audit the whole page; with ``layout``,
     layout.py's checks run in the light palette at both widths; with ``screenshots``, the pages of
     SCREENSHOTS are saved at each palette and width, whole (the file in "screenshot"). ``thorough``:
-    every rule at every step, nothing taken out (``python -m tests.browser.audit``).
+    every rule at every step, nothing taken out (``python -m tests.browser.audit``). With ``cache``
+    (audit_cache.py), a page whose inputs are all unchanged since an earlier audit on this machine
+    takes that audit's results (and screenshots) instead of being audited again.
     """
     from .pages import wait_until_rendered
 
     results: dict[tuple[str, str, str], dict] = {}
+    paths = [path for path in paths if not (cache and _from_cache(cache, path, results))]
     for i in range(0, len(paths), AT_ONCE):
         # A context per page: two pages of one context are two tabs of one window, and the one in
         # the background got its animation frames late (a batch of two took half as long again).
@@ -335,10 +340,31 @@ def audit_pages(
             for (path, _), context in zip(batch, contexts, strict=True):
                 for key in [key for key in results if key[2] == path]:
                     results[key]["foreign"] = context.recorder.foreign()  # requests that left the site
+                if cache:
+                    mine = {key: r for key, r in results.items() if key[2] == path}
+                    shots = {key: Path(r["screenshot"]).read_bytes() for key, r in mine.items() if "screenshot" in r}
+                    cache.put(path, context.recorder.urls, mine, shots)
         finally:
             for context in contexts:
                 context.close()
     return results
+
+
+def _from_cache(cache: AuditCache, path: str, results: dict) -> bool:
+    """Adds ``path``'s results from ``cache`` to ``results`` (its screenshots written out again, as
+    the audit would have saved them); whether there were any."""
+    found = cache.get(path)
+    if found is None:
+        return False
+    cached, shots = found
+    for key, result in cached.items():
+        if key in shots:
+            SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+            file = SCREENSHOT_DIR / Path(result["screenshot"]).name
+            file.write_bytes(shots[key])
+            result["screenshot"] = str(file)
+        results[key] = result
+    return True
 
 
 def describe(path: str, violations: list[dict]) -> list[str]:

@@ -12,10 +12,14 @@ page used to come out unstyled there. Moderate and minor findings are reported b
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from pathlib import Path
 
 import pytest
+
+from snippet_runner.site import chromium
 
 from .audit import (
     MATERIAL_SCHEME,
@@ -30,6 +34,7 @@ from .audit import (
     site_pages,
     widths_of,
 )
+from .audit_cache import AuditCache
 from .layout import PAGES as LAYOUT_PAGES
 from .pages import wait_until_rendered
 
@@ -65,13 +70,17 @@ def diagrams_on(path: str) -> int:
 
 
 @pytest.mark.parametrize("part", PARTS)
-def test_every_page_passes_axe_and_names_its_images(browser, built_site, axe, part):
+def test_every_page_passes_axe_and_names_its_images(browser, chromium_path, built_site, axe, part):
     """Each test audits its pages in both palettes at both widths (audit.py): seven tests of a few
     pages each, so pytest-xdist spreads the work over both cores. The light palette's steps also
-    serve layout.py's checks of the reading pages, at both widths."""
+    serve layout.py's checks of the reading pages, at both widths. A page whose inputs are all as
+    an earlier audit on this machine saw them takes that audit's results (audit_cache.py;
+    ``AUDIT_CACHE=0`` audits every page)."""
     pages = pages_of(part, built_site)
     started = time.time()
-    results = audit_pages(browser, built_site.as_uri() + "/", pages, axe, layout=True, screenshots=True)
+    options = {"layout": True, "screenshots": True}
+    cache = AuditCache.for_site(built_site, axe, chromium.version(chromium_path), **options)
+    results = audit_pages(browser, built_site.as_uri() + "/", pages, axe, cache=cache, **options)
     assert sorted(results) == sorted((s, w, p) for p in pages for s in SCHEMES for w in widths_of(p))
     whole = sorted(key for key, r in results.items() if "diagrams" in r)
     assert whole == sorted(key for key in results if key[:2] != ("dark", "desktop")), "a whole-page step was skipped"
@@ -233,3 +242,52 @@ def test_each_step_of_the_audit_sees_the_contrast_failure_it_alone_is_there_for(
         for probe in PROBES
     }
     assert seen == {probe: [where] for probe, where in PROBES.items()}
+
+
+def test_an_unchanged_page_takes_its_earlier_audit_and_any_change_to_what_it_loaded_audits_it_again(
+    browser, chromium_path, built_site, axe, tmp_path, monkeypatch
+):
+    """audit_cache.py, on a copy of the built site (links to its files, but for the page and one
+    stylesheet, which are copies the test changes): the first audit is stored, the second is read
+    back equal without loading the page, and a change to the page or to a file it loaded, or
+    ``AUDIT_CACHE=0``, means auditing it again."""
+    site = tmp_path / "site"
+    site.mkdir()
+    for entry in built_site.iterdir():
+        if entry.name != "assets":
+            (site / entry.name).symlink_to(entry)
+    (site / "assets").mkdir()
+    for entry in (built_site / "assets").iterdir():
+        (site / "assets" / entry.name).symlink_to(entry)
+    for rel in ("404.html", "assets/snippets.css"):
+        (site / rel).unlink()
+        shutil.copyfile(built_site / rel, site / rel)
+    monkeypatch.setenv("AUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("AUDIT_CACHE", raising=False)
+    version = chromium.version(chromium_path)
+
+    def audit():
+        cache = AuditCache.for_site(site, axe, version)
+        return cache, audit_pages(browser, site.as_uri() + "/", ["404.html"], axe, cache=cache)
+
+    first_cache, first = audit()
+    assert (first_cache.hits, first_cache.stored) == ([], ["404.html"])
+    (entry,) = (tmp_path / "cache").rglob("*.json")
+    loaded = json.loads(entry.read_text())["files"]
+    assert {"404.html", "assets/snippets.css", "assets/vendor/katex/katex.min.js"} <= set(loaded)
+    assert "search/search_index.js" in loaded, "what a script loaded later is not listed"
+    again_cache, again = audit()
+    assert (again_cache.hits, again_cache.stored) == (["404.html"], [])
+    assert again == first
+
+    css = site / "assets" / "snippets.css"
+    css.write_text(css.read_text() + "\n/* changed */\n")
+    assert AuditCache.for_site(site, axe, version).get("404.html") is None
+    css.write_bytes((built_site / "assets" / "snippets.css").read_bytes())
+    assert AuditCache.for_site(site, axe, version).get("404.html") is not None
+    page = site / "404.html"
+    page.write_text(page.read_text() + "<!-- changed -->")
+    assert AuditCache.for_site(site, axe, version).get("404.html") is None
+    assert AuditCache.for_site(site, axe, "another Chromium").get("404.html") is None
+    monkeypatch.setenv("AUDIT_CACHE", "0")
+    assert AuditCache.for_site(site, axe, version) is None
