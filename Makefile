@@ -25,7 +25,9 @@ TEST_VENDOR := tests/browser/vendor
 
 .PHONY: serve site test lint accept verify bench bench-scale drift clean
 
-# uv installs requirements.txt (pip installs uv): it links each package's files from its own cache,
+# uv installs requirements.txt (pip installs uv: the base Python's pip, into the venv, with `pip --python`,
+# so the venv needs no pip of its own, whose ensurepip was a quarter of the set-up; a base pip older
+# than 22.3 or none at all, and the venv gets its own first): it links each package's files from its own cache,
 # where pip unpacked every wheel again, torch's gigabyte included (a fresh clone's set-up took 40 s,
 # now about 20, half of it compiling the bytecode). It compiles the bytecode, as pip did: without it every `import torch` compiled
 # torch's modules again wherever PYTHONDONTWRITEBYTECODE is set. uv reads no pip configuration, so
@@ -40,8 +42,10 @@ $(READY): requirements.txt pyproject.toml
 	  || { echo "$(NO_PYTHON)" >&2; exit 1; }
 	@$(PY) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || test ! -e $(PY) \
 	  || { echo "error: $(VENV) was made with another Python than 3.11: remove it (rm -rf $(VENV)) and run make again" >&2; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(UV) --version 2>/dev/null | grep -q '^uv $(UV_VERSION) ' || $(PY) -m pip install --quiet uv==$(UV_VERSION)
+	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
+	$(UV) --version 2>/dev/null | grep -q '^uv $(UV_VERSION) ' \
+	  || $(PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION) 2>/dev/null \
+	  || { $(PY) -m ensurepip --upgrade >/dev/null && $(PY) -m pip install --quiet uv==$(UV_VERSION); }
 	$(UV) pip install --quiet --python $(PY) --compile-bytecode $(addprefix --find-links ,$(FIND_LINKS)) -r requirements.txt
 	$(UV) pip install --quiet --python $(PY) --no-deps --editable .
 	touch $@
@@ -74,7 +78,9 @@ site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replac
 	$(PY) -m snippet_runner.site.chromium_install
 	$(PY) -m snippet_runner site
 
-test: lint $(ASSETS)  ## the whole test suite, after the lint checks (and a Chromium, installed if missing); ends with its 15 slowest steps
+# The virtualenv (then the lint checks) and the npm packages are set up side by side.
+test:  ## the whole test suite, after the lint checks (and a Chromium, installed if missing); ends with its 15 slowest steps
+	$(MAKE) --no-print-directory -j2 lint $(ASSETS)
 	$(PY) -m snippet_runner.site.chromium_install --required
 	$(PY) -m pytest -n auto --dist worksteal --durations=15
 
