@@ -5,9 +5,16 @@ part goes through Chromium again; the others come from the cache by content (``p
 each with what the join needs to know of it (its stand-in anchors, its contents' targets, its
 sheets), kept beside it as JSON. The sheets' numbers come from one more print, also cached, of as
 many empty sheets as the book has, with their footers (``pdf.print_page_numbers``), and the join
-(``pdf_join.py``) lays them on. The parts are printed in one Chromium, one tab after another
-(loading the next part in a second tab while one prints was tried: no gain that the shared
-machine's load did not hide).
+(``pdf_join.py``) lays them on.
+
+A build that prints several parts (a cold one: every part) prints them in two Chromiums side by
+side, one in a thread of its own, each taking about half of the parts by size: by then MkDocs is
+done and the build only waits for the PDF, so the second core was idle. A part's print does not
+depend on which Chromium made it (same binary, same flags, a page of its own), and the join takes
+the parts in the book's order, so the PDF is the same bytes. One part (a prose edit) is printed in
+the one Chromium launched ahead. Loading the next part in a second tab of one Chromium while one
+prints was tried first: no gain that the shared machine's load did not hide, as a tab's
+rendering and printing go through the one browser process.
 
 A print page that is not laid out the way print-site lays it out (no parts found) is printed
 whole, as before (``pdf.print_pdf``).
@@ -19,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +35,7 @@ from snippet_runner.files import write_atomic
 from snippet_runner.site import chromium, pdf, pdf_cache, pdf_join, pdf_parts
 
 KEEP_BUILDS = 3  # parts kept in the cache: those of about the last few builds, as for whole PDFs
+LANES = 2  # Chromiums printing parts side by side, where there are as many cores
 LAST_BOOK = "last-book.json"  # in the parts' folder: the keys of the parts the last book was joined from
 
 
@@ -52,11 +61,13 @@ def make(
     launch: chromium.Launch = chromium.launch,
     keep: list | None = None,
     ahead: pdf_join.Ahead | None = None,
+    second: chromium.Launch = chromium.launch,
 ) -> Book:
     """Write the PDF of ``print_page`` (in ``site``) to ``pdf_path``, printing only the parts not in
     ``cache_dir``; ``printing`` is ``pdf_cache.printing_key``, if the caller has it already, and
-    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built); ``keep`` and
-    ``ahead`` (from :func:`copy_ahead`) are ``pdf_join.join``'s."""
+    ``launch`` gives the browser (``pdf_process``: one launched while MkDocs built), ``second`` the
+    one that prints beside it when there are several parts to print; ``keep`` and ``ahead`` (from
+    :func:`copy_ahead`) are ``pdf_join.join``'s."""
     started = time.perf_counter()
     parts = pdf_parts.split(print_page.read_text(encoding="utf-8"))
     if parts is None:
@@ -71,7 +82,14 @@ def make(
     book = Book(pdf_path, 0, 0, 0.0, [part.name for part, _ in missing])
     book.reused = [part.name for part, key in zip(parts, keys, strict=True) if known[key] is not None]
     with launch() if missing else contextlib.nullcontext() as browser:
-        for part, key in missing:
+        lanes = _lanes(missing, LANES if len(missing) > 1 and _cores() > 1 else 1)
+        with _Beside(lanes[1:], second, print_page, store, epoch) as beside:
+            for part, key in lanes[0]:
+                known[key] = _print_part(browser, part, key, print_page, store, epoch)
+        known.update(beside.infos)
+        for part, key in [item for lane in lanes[1:] for item in lane if item[1] not in beside.infos]:
+            # what a second Chromium did not print (it failed to launch, or on that part): printed
+            # here, where a part's own failure is raised, or the PDF is made all the same
             known[key] = _print_part(browser, part, key, print_page, store, epoch)
         total = sum(info["pages"] for info in known.values() if info is not None)
         numbers = _numbers(browser, total, printing, store, epoch)
@@ -99,6 +117,59 @@ def make(
     book.bytes = pdf_path.stat().st_size
     book.seconds = time.perf_counter() - started
     return book
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _lanes(missing: list[tuple[pdf_parts.Part, str]], count: int) -> list[list[tuple[pdf_parts.Part, str]]]:
+    """``missing`` dealt into ``count`` lanes of about equal size (a part's HTML stands for its
+    print's cost), the largest part first; the first lane is the browser launched ahead's."""
+    lanes: list[list[tuple[pdf_parts.Part, str]]] = [[] for _ in range(count)]
+    sizes = [0] * count
+    for part, key in sorted(missing, key=lambda item: -len(item[0].html)):
+        lane = sizes.index(min(sizes))
+        lanes[lane].append((part, key))
+        sizes[lane] += len(part.html)
+    return lanes
+
+
+class _Beside:
+    """The lanes after the first, printed by a thread each, in a Chromium of their own
+    (Playwright's synchronous API is one per thread). Leaving the ``with`` waits for them; when the
+    first lane failed or was interrupted, they stop after the part they are printing. A lane that
+    failed stops there: ``infos`` holds what it printed, and the caller prints the rest."""
+
+    def __init__(self, lanes, launch: chromium.Launch, print_page: Path, store: Path, epoch: int | None):
+        self.infos: dict[str, dict] = {}
+        self._stop = threading.Event()
+
+        def print_lane(lane) -> None:
+            try:
+                with launch() as browser:
+                    for part, key in lane:
+                        if self._stop.is_set():
+                            return
+                        self.infos[key] = _print_part(browser, part, key, print_page, store, epoch)
+            except Exception:  # noqa: BLE001 - its parts are printed again by the caller, which reports a failure
+                return
+
+        self._threads = [threading.Thread(target=print_lane, args=(lane,), name="pdf-lane") for lane in lanes if lane]
+        for thread in self._threads:
+            thread.start()
+
+    def __enter__(self) -> _Beside:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is not None:
+            self._stop.set()
+        for thread in self._threads:
+            thread.join()
 
 
 def copy_ahead(cache_dir: Path) -> pdf_join.Ahead | None:

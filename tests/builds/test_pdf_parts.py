@@ -112,11 +112,18 @@ def test_an_edit_reprints_only_its_part_and_the_join_equals_a_full_print(scratch
     total = len(after["footers"])
     assert after["footers"] == [[f"{n} / {total}"] for n in range(1, total + 1)]
 
-    # The same site printed whole: every part printed, none from a cache.
+    # The same site printed whole: every part printed, none from a cache, in two Chromiums side by
+    # side (pdf_book.LANES), and the same bytes as the build's join of the edited part, printed
+    # alone in the one Chromium, with the three others from the first build's cache.
     printed, reused = print_book(scratch, tmp_path / "full.pdf", tmp_path / "empty-cache")
     assert len(printed) == 4 and reused == []
     assert summary(tmp_path / "full.pdf") == after
     assert (tmp_path / "full.pdf").read_bytes() == pdf.read_bytes()
+    assert sorted(set(LANES_SEEN)) == ["MainThread", "pdf-lane"], LANES_SEEN
+    # A second Chromium that fails to launch: its parts are printed in the first, to the same book.
+    printed, _ = print_book(scratch, tmp_path / "one.pdf", tmp_path / "cache-2", second_fails=True)
+    assert len(printed) == 4 and LANES_SEEN == ["MainThread"] * 4
+    assert (tmp_path / "one.pdf").read_bytes() == pdf.read_bytes()
     contents = [int(n) for n in after["contents"]]
     assert after["destinations"]["end"] in contents and after["destinations"]["section-2"] in contents
 
@@ -144,16 +151,33 @@ from snippet_runner.site import chromium, pdf, pdf_book
 if sys.argv[3] == "refuse":
     pdf._write_numbers_into_pdf = lambda *args, **kwargs: None
 site = Path("site")
-book = pdf_book.make(site / "print_page" / "index.html", site, Path(sys.argv[1]), Path(sys.argv[2]), chromium.find(), 1700000000)
+import threading
+print_part = pdf_book._print_part
+def noted(browser, part, *args):
+    print("lane:" + threading.current_thread().name, flush=True)
+    return print_part(browser, part, *args)
+pdf_book._print_part = noted
+def fails():
+    raise RuntimeError("no second Chromium")
+second = fails if sys.argv[4] == "second-fails" else chromium.launch
+book = pdf_book.make(
+    site / "print_page" / "index.html", site, Path(sys.argv[1]), Path(sys.argv[2]), chromium.find(), 1700000000,
+    second=second,
+)
 print("printed:" + "|".join(book.printed))
 print("reused:" + "|".join(book.reused))
 """
+LANES_SEEN: list[str] = []  # the thread that printed each part, in the last print_book
 
 
-def print_book(scratch, out: Path, cache: Path, refuse_numbers: bool = False) -> tuple[list[str], list[str]]:
-    code, log = scratch.run("-c", PRINT_BOOK, str(out), str(cache), "refuse" if refuse_numbers else "-")
+def print_book(
+    scratch, out: Path, cache: Path, refuse_numbers: bool = False, second_fails: bool = False
+) -> tuple[list[str], list[str]]:
+    refuse, second = "refuse" if refuse_numbers else "-", "second-fails" if second_fails else "-"
+    code, log = scratch.run("-c", PRINT_BOOK, str(out), str(cache), refuse, second)
     assert code == 0, log
     found = dict(line.split(":", 1) for line in log.splitlines() if line.startswith(("printed:", "reused:")))
+    LANES_SEEN[:] = [line.removeprefix("lane:") for line in log.splitlines() if line.startswith("lane:")]
     return [n for n in found["printed"].split("|") if n], [n for n in found["reused"].split("|") if n]
 
 
@@ -214,3 +238,13 @@ def test_the_contents_numbering_kept_beside_the_part_serves_only_the_same_number
     assert pdf_join._kept_numbering(part, [4, None]) is None
     pdf_join.numbered_path(part.path).write_text("{not json")
     assert pdf_join._kept_numbering(part, [3, None]) is None
+
+
+def test_the_parts_to_print_are_dealt_into_lanes_of_about_equal_size_the_largest_first():
+    from snippet_runner.site import pdf_book
+
+    parts = [pdf_parts.Part(name, "x" * size) for name, size in (("a", 10), ("b", 70), ("c", 30), ("d", 40))]
+    missing = [(part, part.name) for part in parts]
+    lanes = pdf_book._lanes(missing, 2)
+    assert [[key for _, key in lane] for lane in lanes] == [["b", "a"], ["d", "c"]]  # 80 and 70
+    assert pdf_book._lanes(missing, 1) == [sorted(missing, key=lambda item: -len(item[0].html))]
