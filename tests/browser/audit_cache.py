@@ -23,10 +23,12 @@ files a browser loaded, which is what this has to know.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -34,6 +36,7 @@ from urllib.parse import unquote, urlsplit
 HERE = Path(__file__).resolve().parent
 CODE = ("audit.py", "audit_cache.py", "layout.py", "pages.py")  # what decides an audit's result
 FORMAT = 1
+KEEP_DAYS = 30  # an entry no run has used for this long is removed (AuditCache.prune)
 
 
 def default_dir() -> Path | None:
@@ -96,7 +99,16 @@ class AuditCache:
         results = {tuple(key): result for key, result in stored["results"]}
         shots = {tuple(key): base64.b64decode(png) for key, png in stored["screenshots"]}
         self.hits.append(path)
+        os.utime(entry)  # used: kept by prune()
         return results, shots
+
+    def prune(self, days: float = KEEP_DAYS) -> None:
+        """Remove the entries no run has used for ``days``: those of pages long since changed."""
+        oldest = time.time() - days * 86400
+        for entry in self.folder.glob("*/*.json"):
+            with contextlib.suppress(OSError):
+                if entry.stat().st_mtime < oldest:
+                    entry.unlink()
 
     def put(self, path: str, urls: list[str], results: dict, shots: dict[tuple, bytes]) -> None:
         """Keep ``path``'s results, with the hash of every file of the site among ``urls`` (what the
