@@ -35,7 +35,7 @@ from .audit import (
     site_pages,
     widths_of,
 )
-from .audit_cache import AuditCache
+from .audit_cache import AUDITED, AuditCache
 from .layout import PAGES as LAYOUT_PAGES
 from .pages import wait_until_rendered
 
@@ -71,7 +71,7 @@ def diagrams_on(path: str) -> int:
 
 
 @pytest.mark.parametrize("part", PARTS)
-def test_every_page_passes_axe_and_names_its_images(browser, chromium_path, built_site, axe, part):
+def test_every_page_passes_axe_and_names_its_images(browser, chromium_path, built_site, axe, part, record_property):
     """Each test audits its pages in both palettes at both widths (audit.py): seven tests of a few
     pages each, so pytest-xdist spreads the work over both cores. The light palette's steps also
     serve layout.py's checks of the reading pages, at both widths. A page whose inputs are all as
@@ -84,6 +84,7 @@ def test_every_page_passes_axe_and_names_its_images(browser, chromium_path, buil
     if cache is not None and part == PARTS[0]:
         cache.prune()
     results = audit_pages(browser, built_site.as_uri() + "/", pages, axe, cache=cache, **options)
+    record_property(AUDITED, [len(pages), len(cache.hits) if cache else 0])  # for the run's summary line
     assert sorted(results) == sorted((s, w, p) for p in pages for s in SCHEMES for w in widths_of(p))
     whole = sorted(key for key, r in results.items() if "diagrams" in r)
     assert whole == sorted(key for key in results if key[:2] != ("dark", "desktop")), "a whole-page step was skipped"
