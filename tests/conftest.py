@@ -171,3 +171,21 @@ def fresh_runs(session_build):
     finally:
         engine.close()
     return results
+
+
+def pytest_terminal_summary(terminalreporter):
+    """(Here, not in browser/conftest.py: pytest-xdist's controller collects nothing, so it reads only
+    this conftest.) One line at the end of the run: how many pages the accessibility audit took from the
+    machine's cache (audit_cache.py), so that a log says what this run audited itself."""
+    from browser.audit_cache import AUDITED
+
+    pages = cached = 0
+    for report in [r for kind in ("passed", "failed") for r in terminalreporter.stats.get(kind, [])]:
+        for name, value in getattr(report, "user_properties", ()):
+            if name == AUDITED and report.when == "call":
+                pages, cached = pages + value[0], cached + value[1]
+    if pages:
+        terminalreporter.write_line(
+            f"accessibility audit: {pages} pages, {pages - cached} audited in this run, {cached} taken from"
+            " the machine's cache (unchanged since audited; AUDIT_CACHE=0 audits all)"
+        )

@@ -68,20 +68,3 @@ def context(browser, site_root):
     ctx = recording_context(browser, site_root)
     yield ctx
     ctx.close()
-
-
-def pytest_terminal_summary(terminalreporter):
-    """One line at the end of the run: how many pages the accessibility audit took from the
-    machine's cache (audit_cache.py), so that a log says what this run audited itself."""
-    from .audit_cache import AUDITED
-
-    pages = cached = 0
-    for report in [r for kind in ("passed", "failed") for r in terminalreporter.stats.get(kind, [])]:
-        for name, value in getattr(report, "user_properties", ()):
-            if name == AUDITED and report.when == "call":
-                pages, cached = pages + value[0], cached + value[1]
-    if pages:
-        terminalreporter.write_line(
-            f"accessibility audit: {pages} pages, {pages - cached} audited in this run, {cached} taken from"
-            " the machine's cache (unchanged since audited; AUDIT_CACHE=0 audits all)"
-        )
