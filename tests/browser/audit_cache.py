@@ -123,7 +123,8 @@ class AuditCache:
             local = Path(os.path.normpath(unquote(parts.path))) if parts.scheme == "file" else None
             if local is None or not local.is_relative_to(self.site):
                 return
-            files[local.relative_to(self.site).as_posix()] = self._hash_of(local.relative_to(self.site).as_posix())
+            rel = local.relative_to(self.site).as_posix()
+            files[rel] = self._hash_of(rel)
         if None in files.values():
             return
         body = {
