@@ -161,7 +161,7 @@ def record(root: Path, python: str, label: str) -> dict:
     project = Project.load(root / "mkdocs.yml")
     snippets_dir = project.snippets_dir
     rels = list(project.shown())
-    probe = _probe(python)
+    probe = _probe(python, load=False)
     engine = project.engine(approval="warn", cached=False, python=python)
     entries: dict[str, dict] = {}
     try:
@@ -204,15 +204,30 @@ def write_record(records_dir: Path, data: dict) -> Path:
     return path
 
 
-def _probe(python: str) -> dict:
-    code = (
-        "import json, platform\n"
-        "info = {'python': platform.python_version()}\n"
-        "try:\n    import torch\n    info['torch'] = torch.__version__\n    info['cuda_available'] = torch.cuda.is_available()\n"
-        "except Exception as e:\n    info['error'] = f'{type(e).__name__}: {e}'\n"
-        "print(json.dumps(info))\n"
-    )
-    result = subprocess.run([python, "-c", code], capture_output=True, text=True)
+_PROBE = """
+import json, platform, sys
+info = {'python': platform.python_version()}
+try:
+    from importlib.metadata import version
+    build = version('torch')
+    if '+cpu' in build and sys.argv[1] == 'read':
+        info['torch'], info['cuda_available'] = build, False
+    else:
+        import torch
+        info['torch'] = torch.__version__
+        info['cuda_available'] = torch.cuda.is_available()
+except Exception as e:
+    info['error'] = f'{type(e).__name__}: {e}'
+print(json.dumps(info))
+"""
+
+
+def _probe(python: str, load: bool = True) -> dict:
+    """What ``python`` runs: its version, torch's build and whether CUDA is there. With ``load``
+    false, a CPU-only build (``+cpu`` in its version, which its metadata carries) is taken at its
+    word, with no CUDA, and not imported: the worker that runs the examples next imports it anyway,
+    and reports a failure as its own, so the probe's import (two seconds) would only repeat it."""
+    result = subprocess.run([python, "-c", _PROBE, "import" if load else "read"], capture_output=True, text=True)
     if result.returncode != 0:
         raise DriftError(f"{python} does not run: {_last_line(result.stderr)}")
     return json.loads(result.stdout.strip().splitlines()[-1])

@@ -331,3 +331,24 @@ def test_the_worker_runs_under_the_interpreter_it_is_given(write_snippet, tmp_pa
         engine.close()
     with pytest.raises(ValueError):
         Engine(write_snippet.snippets, tmp_path / "cache", python=str(fake))
+
+
+def test_a_cpu_build_is_read_from_its_metadata_and_torch_is_imported_only_to_check_an_install(tmp_path):
+    """The record's probe takes a ``+cpu`` build's version from its metadata (no CUDA there), so a
+    drift run imports torch once, in its worker; the probe after an install imports it, to see that
+    it does. Here torch is shadowed by a module that refuses to be imported."""
+    import platform
+    from importlib import metadata
+
+    from snippet_runner.drift import check
+
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "torch.py").write_text("raise ImportError('imported')\n")
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(shadow))} exec {shlex.quote(sys.executable)} "$@"\n')
+    wrapper.chmod(0o755)
+    read = check._probe(str(wrapper), load=False)
+    assert "+cpu" in read["torch"], "the pinned torch is the CPU build this test is about"
+    assert read == {"python": platform.python_version(), "torch": metadata.version("torch"), "cuda_available": False}
+    assert check._probe(str(wrapper))["error"] == "ImportError: imported"
