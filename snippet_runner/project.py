@@ -1,7 +1,7 @@
 """The project model: every setting of the engine, and which snippets the site shows, in one object.
 
 Settings are written once, in ``mkdocs.yml`` under the ``snippet-runner`` plugin, and MkDocs
-validates them (``SnippetRunnerConfig``). The plugin builds a :class:`Project` from its validated
+validates them (``plugins/runner/config.py``). The plugin builds a :class:`Project` from its validated
 configuration; the CLI (``make accept``), the test suite and ``make bench`` load the same file the
 same way (:meth:`Project.load`), so none of them can drift from what the build does.
 
@@ -11,49 +11,15 @@ scripts of the notebook folders. :meth:`Project.shown` works that out once, for 
 
 from __future__ import annotations
 
-import logging
-import logging.handlers
 import os
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
 
 from snippet_runner import defaults
 from snippet_runner.markdown.run_lines import find_includes
 
 PLUGIN = defaults.PLUGIN
-# The engine `make site` started before MkDocs loaded (Project.start_early), by its settings, until
-# the plugin's own Project asks for an engine with the same settings and takes it (Project.engine).
-_STARTED_EARLY: dict[str, tuple] = {}  # repr of its arguments -> (engine, the log records it held back)
-LOGGER = "mkdocs.plugins.snippet_runner"  # the engine's loggers are below it
-
-
-class SnippetRunnerConfig(Config):
-    """What ``mkdocs.yml`` may set under ``plugins: - snippet-runner:``, validated by MkDocs."""
-
-    snippets_dir = c.Type(str, default="snippets")
-    cache_dir = c.Type(str, default=defaults.CACHE_DIR)
-    approval = c.Choice(("strict", "warn"), default="strict")  # approving is `make accept`'s alone
-    execute = c.Type(bool, default=True)
-    preload = c.ListOfItems(c.Type(str), default=list(defaults.PRELOAD))
-    # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
-    notebooks = c.Type(dict, default={})
-    notebook_dir = c.Type(str, default=".cache/notebooks")
-    # search ranking of the generated notebooks (Material's per-page boost; 1 is neutral)
-    notebook_search_boost = c.Type((int, float), default=1.0)
-    # a snippet whose output describes the build; templates see it as config.extra.build_info
-    build_info = c.Optional(c.Type(str))
-    # worker processes when many snippets must run (each imports torch once); 0: one per core
-    workers = c.Type(int, default=0)
-    # warm each worker, before it forks, with what the snippets touch in the preloaded packages
-    # (warmup.py: read from their syntax trees), and with these dotted names too
-    warm_up = c.Type(bool, default=True)
-    warm_up_names = c.ListOfItems(c.Type(str), default=[])
 
 
 @dataclass(frozen=True)
@@ -110,7 +76,7 @@ class Project:
     # -- construction ----------------------------------------------------------------------
 
     @classmethod
-    def from_config(cls, mkdocs_config, plugin_config: SnippetRunnerConfig) -> Project:
+    def from_config(cls, mkdocs_config, plugin_config) -> Project:
         """From MkDocs' validated configuration: the plugin's own settings and the print-site
         plugin's PDF target. Paths are relative to the folder that holds ``mkdocs.yml``."""
         root = Path(mkdocs_config.config_file_path or "mkdocs.yml").resolve().parent
@@ -163,16 +129,6 @@ class Project:
         return self.cache_dir.parent / "build-log" / "execution-report.html"
 
     @property
-    def template_cache_dir(self) -> Path:
-        """Jinja's compiled theme templates (the snippet-runner plugin, ``_cache_compiled_templates``), beside the snippet cache."""
-        return self.cache_dir.parent / "templates"
-
-    @property
-    def page_cache_dir(self) -> Path:
-        """Each page's render and search entries (``plugins/runner/page_cache.py``), beside the snippet cache."""
-        return self.cache_dir.parent / "pages"
-
-    @property
     def snippets_name(self) -> str:
         """The snippets folder as messages name it (``snippets``)."""
         return self.shown_path(self.snippets_dir)
@@ -222,43 +178,6 @@ class Project:
         approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval)
         return approval, execute
 
-    def in_read_order(self) -> list[str]:
-        """The snippets the site shows, in about the order a build needs them: the notebooks' first
-        (the build renders their pages beside the Markdown pages), then each by the first page that
-        shows it, the pages in MkDocs' reading order (its files' order: by folder, a folder's index
-        first, then by name)."""
-
-        def page_order(where: str) -> tuple:
-            parts = Path(where.split(":")[0]).relative_to(self.shown_path(self.docs_dir)).parts
-            return (parts[:-1], Path(parts[-1]).stem not in ("index", "README"), parts[-1])
-
-        shown = self.shown()
-        notebooks = self.notebook_pages()
-        rest = sorted((rel for rel in shown if rel not in notebooks), key=lambda rel: min(map(page_order, shown[rel])))
-        return [rel for rel in notebooks if rel in shown] + rest
-
-    def start_early(self) -> int:
-        """The build's engine, made now and sent every snippet the site shows that the cache does
-        not hold: ``make site`` calls this before MkDocs loads, so that a worker, if one must run,
-        imports torch while MkDocs reads its settings. The plugin's engine (:meth:`engine`, same
-        settings) is then this one, with what it read. Returns how many snippets were sent (0: no
-        worker started). The build calls :func:`stop_early` when it ends, for an engine no plugin took."""
-        from snippet_runner.checking.engine import APPROVAL_MODES
-        from snippet_runner.errors import SnippetError
-
-        approval, execute = self.for_build()
-        if not execute or approval not in APPROVAL_MODES:
-            return 0  # the plugin reports a bad approval mode
-        try:
-            order = self.in_read_order()
-        except SnippetError:
-            order = list(self.notebook_pages())  # a malformed include: its page reports it
-        engine = self.engine(approval=approval, execute=execute)
-        with _held_log() as held:  # MkDocs shows the engine's log once it has set up its logging
-            sent = engine.prefetch_early(order)
-        _STARTED_EARLY[repr(self._engine_arguments(approval, True, execute, None, None))] = (engine, held)
-        return sent
-
     def engine(
         self,
         *,
@@ -268,61 +187,23 @@ class Project:
         worker_env: dict[str, str] | None = None,
         python: str | None = None,
     ):
-        """An :class:`~snippet_runner.engine.Engine` with this project's settings (``python``: run
-        the worker under another interpreter, as ``make drift`` does; uncached then); the one
-        :meth:`start_early` started, if its settings are these."""
+        """An :class:`~snippet_runner.checking.engine.Engine` with this project's settings
+        (``python``: run the worker under another interpreter, as ``make drift`` does)."""
         from snippet_runner.checking.engine import Engine
 
-        args, settings = self._engine_arguments(approval, cached, execute, worker_env, python)
-        started = _STARTED_EARLY.pop(repr((args, settings)), None)
-        if started is not None:
-            engine, held = started
-            for record in held:  # what it logged before MkDocs set up its logging, shown now
-                logging.getLogger(record.name).handle(record)
-            return engine
-        return Engine(*args, **settings)
-
-    def _engine_arguments(self, approval, cached, execute, worker_env, python) -> tuple[tuple, dict]:
-        """What :meth:`engine` makes an ``Engine`` with; their ``repr`` keys a started one."""
-        folders = (self.snippets_dir, self.cache_dir if cached else None)
-        return folders, {
-            "approval_mode": approval or self.approval,
-            "execute": self.execute if execute is None else execute,
-            "preload": self.preload,
-            "shown_as": self.snippets_name,
-            "worker_env": worker_env,
-            "workers": self.workers or len(os.sched_getaffinity(0)),
-            "python": python,
-            "warm_up": self.warm_up,
-            "warm_up_names": self.warm_up_names,
-        }
-
-
-def stop_early() -> None:
-    """Close the engine :meth:`Project.start_early` started that no plugin took (a build that
-    failed before MkDocs loaded the plugin, or a configuration the plugin reads differently)."""
-    while _STARTED_EARLY:
-        engine, _ = _STARTED_EARLY.popitem()[1]
-        engine.close()
-
-
-@contextmanager
-def _held_log() -> Iterator[list[logging.LogRecord]]:
-    """The records the engine logs meanwhile, every level, held back instead of shown (the
-    engine's loggers are MkDocs' plugin loggers, which MkDocs has not set up yet)."""
-    handler = logging.handlers.BufferingHandler(capacity=1 << 20)  # never flushes on its own
-    held = handler.buffer
-    logger = logging.getLogger(LOGGER)
-    level, propagate = logger.level, logger.propagate
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
-    try:
-        yield held
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-        logger.propagate = propagate
+        return Engine(
+            self.snippets_dir,
+            self.cache_dir if cached else None,
+            approval_mode=approval or self.approval,
+            execute=self.execute if execute is None else execute,
+            preload=self.preload,
+            shown_as=self.snippets_name,
+            worker_env=worker_env,
+            workers=self.workers or len(os.sched_getaffinity(0)),
+            python=python,
+            warm_up=self.warm_up,
+            warm_up_names=self.warm_up_names,
+        )
 
 
 def _config_error(setting: str, problem: str):

@@ -8,15 +8,15 @@ and so does a plain call::
     markdown.markdown(text, extensions=["pymdownx.superfences", RunExtension(page="docs/x.md")])
 
 The expansion runs as a preprocessor, before the fenced-code extensions see the page, because it
-writes fenced blocks. Python-Markdown builds extensions anew for every page, so the engine (and its
-warm worker) lives in this module, one per process: the MkDocs plugin hands over the one it
-configured (:func:`use`); without the plugin, the first page loads the project from ``mkdocs.yml``
-and starts one, closed when the process exits.
+writes fenced blocks. The MkDocs plugin gives it the build's project and engine in the extension's
+configuration (``session``, through MkDocs' ``mdx_configs``); without the plugin, the first page
+loads the project from ``mkdocs.yml`` and starts one engine for the process, closed at exit.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 from pathlib import Path
 
 from markdown import Extension
@@ -37,32 +37,15 @@ except ImportError:  # a builder without MkDocs sees the SnippetError itself
 # normalize_whitespace (30), so the lines we read are the page's lines.
 PRIORITY = 28
 
-_session: tuple[Project, Engine] | None = None  # (project, engine) of this process
-_owned = False  # whether this module started that engine (and so must close it)
 
-
-def use(project: Project, engine: Engine) -> None:
-    """Expand every page with this engine (the MkDocs plugin calls this once per build)."""
-    global _session, _owned
-    release()
-    _session, _owned = (project, engine), False
-
-
-def release() -> None:
-    """Forget the engine; close it if this module started it."""
-    global _session, _owned
-    if _session is not None and _owned:
-        _session[1].close()
-    _session, _owned = None, False
-
-
-def _current(config_file: str) -> tuple[Project, Engine]:
-    global _session, _owned
-    if _session is None:
-        project = Project.load(config_file)
-        _session, _owned = (project, project.engine()), True
-        atexit.register(release)
-    return _session
+@functools.cache
+def _standalone(config_file: str) -> tuple[Project, Engine]:
+    """Without the plugin (another builder, a plain call): the project from ``mkdocs.yml`` and one
+    engine for the process, since Python-Markdown makes the extension anew for every page."""
+    project = Project.load(config_file)
+    engine = project.engine()
+    atexit.register(engine.close)
+    return project, engine
 
 
 class RunExtension(Extension):
@@ -70,6 +53,8 @@ class RunExtension(Extension):
         self.config = {
             "config_file": ["mkdocs.yml", "the mkdocs.yml whose snippet-runner settings apply without the plugin"],
             "page": ["", "the page's name in messages (docs/x.md); MkDocs pages are named automatically"],
+            # (project, engine): the snippet-runner plugin gives its own, through mdx_configs
+            "session": ((), "the project and engine to run with; without them, loaded from config_file"),
         }
         super().__init__(**kwargs)
 
@@ -83,7 +68,8 @@ class _RunPreprocessor(Preprocessor):
         self.extension = extension
 
     def run(self, lines: list[str]) -> list[str]:
-        project, engine = _current(self.extension.getConfig("config_file"))
+        session = self.extension.getConfig("session")
+        project, engine = session or _standalone(self.extension.getConfig("config_file"))
         text = "\n".join(lines)
         try:
             return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")

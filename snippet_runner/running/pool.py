@@ -73,7 +73,6 @@ class _Process:
         env: dict[str, str] | None = None,
         python: str | None = None,
     ):
-        self.settings = _settings(preload, env, python)  # what a runner that takes it must match
         read_fd, write_fd = os.pipe()
         # Never the build's environment: a short allowlist (sandbox.worker_environment), which
         # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
@@ -193,7 +192,7 @@ class Runner:
             self._pump()
 
     def submit(self, snippet: Snippet) -> int:
-        self._ensure_process()  # first: a worker started ahead brings its own scratch folder
+        self._ensure_process()
         self._next_id += 1
         request = RunRequest(
             id=self._next_id,
@@ -252,12 +251,7 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            process = _take_ahead(self.preload, self.env, self.python)
-            if process is not None:
-                shutil.rmtree(self._scratch, ignore_errors=True)  # empty: nothing was sent yet
-                self._scratch = os.path.dirname(process.dump_path)
-            else:
-                process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
+            process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
             process.send_warm(self.warm() if self.warm is not None else ())
             self._process = process
             self.workers_started += 1
@@ -335,41 +329,3 @@ class Runner:
         self.import_seconds = None
         self._sent = set()
         self._fill()  # the others never ran: send them afresh to a new worker
-
-
-# -- a worker started ahead ----------------------------------------------------------------------
-
-_ahead: _Process | None = None
-
-
-def start_ahead(preload: tuple[str, ...]) -> None:
-    """Start a worker before the build has read its settings and snippets: ``make site`` does when
-    it guesses that every snippet must run (``site/skip.py``), so that torch's import, which a cold
-    build waits for, starts with the build rather than half a second into it. The first
-    :class:`Runner` with the same preloads and no environment or interpreter of its own takes it
-    (and sends what it warms); :func:`end_ahead` stops it if none did."""
-    global _ahead
-    if _ahead is None:
-        _ahead = _Process(tuple(preload), os.path.join(tempfile.mkdtemp(prefix="snippet-runner-"), "stack.txt"))
-
-
-def end_ahead() -> None:
-    """Stop the worker :func:`start_ahead` started, unless a runner has taken it; its folder goes too.
-    Left running, it would end by itself when its input closes, as the build exits."""
-    global _ahead
-    process, _ahead = _ahead, None
-    if process is not None:
-        process.kill()
-        shutil.rmtree(os.path.dirname(process.dump_path), ignore_errors=True)
-
-
-def _settings(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> tuple:
-    return tuple(preload), tuple(sorted((env or {}).items())), python
-
-
-def _take_ahead(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> _Process | None:
-    global _ahead
-    if _ahead is None or _ahead.settings != _settings(preload, env, python) or _ahead.proc.poll() is not None:
-        return None
-    process, _ahead = _ahead, None
-    return process

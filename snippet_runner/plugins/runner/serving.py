@@ -1,0 +1,77 @@
+"""``make serve``: ``mkdocs serve --dirty``, the pages whose snippets changed rendered again, and
+the execution report served at a URL of its own.
+
+``--dirty`` is MkDocs' documented way to render again only the pages whose source is newer than
+their HTML: a rebuild then does not render every notebook page again through mkdocs-jupyter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+from snippet_runner.files import hash_files
+from snippet_runner.site import report
+
+log = logging.getLogger("mkdocs.plugins.snippet_runner")
+
+
+def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> None:
+    """A page whose snippet, approved output or picture changed has an unchanged source: remove
+    the HTML of every page whose snippets now show something else (``now`` against ``before``:
+    page -> digest), and of every page if what all pages show changed (key ``""``: mkdocs.yml,
+    the theme, the drift records, the build info), so that MkDocs renders exactly those again."""
+    if not before:
+        return  # the first build of the session renders everything
+    everything = now[""] != before.get("")
+    changed = [f for f in files.documentation_pages() if everything or now.get(f.src_uri) != before.get(f.src_uri)]
+    for file in changed:
+        Path(file.abs_dest_path).unlink(missing_ok=True)
+    if everything:
+        log.info("Dirty build: the settings, theme or drift records changed, so every page is rendered again")
+    elif changed:
+        log.info(f"Dirty build: rendering again the pages whose snippets changed: {', '.join(f.src_uri for f in changed)}")
+
+
+def site_wide(config) -> str:
+    """What every page shows besides its own source: the settings, the theme's overrides, and the
+    drift records behind each page's "which PyTorch" line."""
+    digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
+    root = Path(config.config_file_path).parent
+    drift = config.plugins.get("snippet-drift")
+    for folder in (config.theme.custom_dir, root / drift.config.records_dir if drift else None):
+        if folder and Path(folder).is_dir():
+            hash_files(digest, sorted(p for p in Path(folder).rglob("*") if p.is_file()), Path(folder))
+    return digest.hexdigest()
+
+
+def dirty_note(record: logging.LogRecord) -> bool:
+    """A logging filter for MkDocs' build logger: its warning on every ``--dirty`` build (stale
+    navigation) would fail the strict rebuild, although every page that shows anything changed is
+    rendered again (``forget_changed_pages``); so it is said as an info line."""
+    if record.levelno == logging.WARNING and str(record.msg).startswith("A 'dirty' build is being performed"):
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.msg = "Dirty build: rendering again the pages whose source, snippets or settings changed"
+    return True
+
+
+def report_app(server, path: Path):
+    """The server's WSGI app, answering the execution report's URL (``report.SERVED_AT``) from
+    ``path``, read afresh on every request; returns the report's full URL."""
+    url_path = server.mount_path + report.SERVED_AT
+    site_app = server.get_app()
+
+    def app(environ, start_response):
+        if environ.get("PATH_INFO") != url_path:
+            return site_app(environ, start_response)
+        try:
+            body = path.read_bytes()
+        except OSError:
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"No execution report yet: no build has run a snippet."]
+        start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))])
+        return [body]
+
+    server.set_app(app)
+    return server.url.rstrip("/") + "/" + report.SERVED_AT
