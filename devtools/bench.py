@@ -5,21 +5,18 @@ side by side: **(a)** a plain Material build of the same Markdown pages, with on
 and ``offline`` plugins and without the notebook pages (the ``{{ run }}`` lines stay as text), and
 **(b)** one ``python -c "import torch"``.
 
-* (c) cold ``make site`` (empty caches, PDF printed)  target c - PDF print <= 1.5 x (a + b + g1), where
+* (p) one plain Chromium print of the built print page (Playwright's ``page.pdf``: load, render,
+  print, nothing else)
+* (c) cold ``make site`` (empty caches, PDF printed)  target c - p <= 1.5 x (a + b + g1), where
   g1 is the snippets' compute run one after another in one warm process (row g)
 * (d) warm ``make site``, nothing changed, PDF too    target d <= 1.5 x a
   (no build runs: site/skip.py; also shown, for information, a forced build with every step reused)
 * (e) ``make serve`` (no print page): a snippet edited, from the file write until the served page shows the new
   output over HTTP                                   target e <= 1.5 x a + the snippet's own run time
 * (f) the same for an edit of a page's prose         target f <= 1.5 x a
-* (g) the chapter's snippet time as the build spends it (workers warmed), without the warm-up, and
-  the same snippets one after another in one warm process (``snippet_time.py``)   target <= 1.5
-* (h) one sentence of one page edited, then ``make site`` (PDF included)   target h <= 3 x a, and
-  its MkDocs part (h less the PDF's printing)                            target <= 1.5 x a
-* (p) printing the PDF, step by step (launch, load and render, prepare, print, pypdf), the way
-  ``pdf.py`` prints it and the way it printed before it wrote the contents' numbers into the PDF
-  (``old_print_pdf``: a draft print, then the numbers written into the page and a second print),
-  side by side, and the ratio of the two                 target new / old <= 0.5
+* (g) the chapter's snippet time as the build spends it (workers warmed), and the same snippets
+  one after another in one warm process (``snippet_time.py``), for information
+* (h) one sentence of one page edited, then ``make site`` (PDF included)   target h <= 1.5 x (a + p)
 
 ``--scale`` generates 1,000 synthetic snippets over 100 pages and runs them cold on every core (one
 worker per core, each importing torch once), and reports:
@@ -62,17 +59,12 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
 from devtools import snippet_time
 from devtools.scratch import ENV, ScratchProject, free_port
-
-if TYPE_CHECKING:
-    from snippet_runner.site import pdf
 
 BASELINE_CONFIG = "mkdocs-baseline.yml"
 
@@ -201,10 +193,9 @@ def serve_edits(project: ScratchProject, snippet: Path, page: Path, url_path: st
 # -- the chapter ---------------------------------------------------------------------------------
 
 _SNIPPET_TIME = re.compile(r"([\d.]+) s of snippet time")
-_PRINTED = re.compile(r"printed in ([\d.]+) s")
 
 
-def chapter(root: Path, repeat: int, pdf_steps: bool = True) -> None:
+def chapter(root: Path, repeat: int) -> None:
     """Each row is printed as soon as it is measured (a run on a loaded machine may take long, and a
     late failure must not lose the rows before it); the ratios come last."""
     show = functools.partial(print, flush=True)
@@ -223,26 +214,22 @@ def chapter(root: Path, repeat: int, pdf_steps: bool = True) -> None:
             shutil.rmtree(project.root / ".cache", ignore_errors=True)
             seconds, log = _timed(project, "-m", "snippet_runner", "site")
             compute = float(m.group(1)) if (m := _SNIPPET_TIME.search(log)) else 0.0
-            printed = float(m.group(1)) if (m := _PRINTED.search(log)) else 0.0
-            colds.append((seconds, compute, printed))
-        c, compute, printed = (statistics.median(x) for x in zip(*colds, strict=True))
-        show(
-            f"(c) cold make site, empty caches            {c:6.2f} s"
-            f"   build's snippet time {compute:.2f} s, PDF print {printed:.2f} s"
-        )
+            colds.append((seconds, compute))
+        c, compute = (statistics.median(x) for x in zip(*colds, strict=True))
+        show(f"(c) cold make site, empty caches            {c:6.2f} s   build's snippet time {compute:.2f} s")
+        p = _median(repeat, lambda: plain_print(project.root / "site" / "print_page.html", Path(tmp) / "plain.pdf"))
+        show(f"(p) one plain Chromium print of the page    {p:6.2f} s")
         g = snippet_time.side_by_side(project.root, repeat)
         show(
             f"(g) snippet time, the build's way            {g.warmed:6.2f} s   {g.snippets} snippets, workers warmed;"
-            f" {g.cold_forks:.2f} s without the warm-up; one warm process {g.one_process:.2f} s"
+            f" one warm process {g.one_process:.2f} s"
         )
         d = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site")[0])
         show(f"(d) warm make site, nothing changed         {d:6.2f} s   no build: inputs and site/ unchanged")
         forced = _median(repeat, lambda: _timed(project, "-m", "snippet_runner", "site", "--force")[0])
-        show(
-            f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; every step reused"
-        )
-        h, h_print = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
-        show(f"(h) one sentence edited, then make site      {h:6.2f} s   of which printing the PDF {h_print:.2f} s")
+        show(f"    the same with --force                   {forced:6.2f} s   MkDocs renders every page; the PDF reused")
+        h = prose_edit_builds(project, project.root / "docs" / "chain-rule.md", repeat)
+        show(f"(h) one sentence edited, then make site      {h:6.2f} s   the PDF printed again")
         e, f = serve_edits(
             project,
             project.root / "snippets" / "chain_rule" / "autograd_check.py",
@@ -251,150 +238,37 @@ def chapter(root: Path, repeat: int, pdf_steps: bool = True) -> None:
         )
         show(f"(e) make serve, a snippet edited            {e:6.2f} s   from the write to the new output served")
         show(f"(f) make serve, a page's prose edited       {f:6.2f} s")
-        p = pdf_breakdown(project.root / "site", repeat) if pdf_steps else None
-        if p is not None:
-            show(f"(p) printing the PDF:\n{p.text}")
     show()
-    _verdict("(c - print) / (a+b+g1)", (c - printed) / (a + b + g.one_process), 1.5)
-    _verdict("g: build / one process", g.ratio, 1.5, note=f"without the warm-up: {g.cold_forks / g.one_process:.1f}")
-    _verdict("h / a", h / a, 3.0)
-    _verdict("(h - print) / a", (h - h_print) / a, 1.5)
+    _verdict("(c - p) / (a + b + g1)", (c - p) / (a + b + g.one_process), 1.5)
+    _verdict("h / (a + p)", h / (a + p), 1.5)
     _verdict("d / a", d / a, 1.5)
     _verdict("e / a", e / a, 1.5, note="plus the snippet's own run time, a few ms")
     _verdict("f / a", f / a, 1.5)
-    if p is not None:
-        _verdict("p: new print / old print", p.ratio, 0.5)
 
 
-def prose_edit_builds(project: ScratchProject, page: Path, repeat: int) -> tuple[float, float]:
-    """One sentence added to ``page``, then ``make site``, ``repeat`` times (a new sentence each
-    time): the medians of the whole build and of its PDF printing (0 when the PDF was reused)."""
-    runs = []
-    for i in range(repeat):
-        text = page.read_text(encoding="utf-8")
-        page.write_text(text.replace("\n\n", f"\n\nA sentence make bench added, number {i}.\n\n", 1))
-        seconds, log = _timed(project, "-m", "snippet_runner", "site")
-        found = _PRINTED.search(log)
-        runs.append((seconds, float(found.group(1)) if found else 0.0))
-    return tuple(statistics.median(x) for x in zip(*runs, strict=True))
-
-
-@dataclass
-class PdfBreakdown:
-    text: str
-    ratio: float
-
-
-def pdf_breakdown(site: Path, repeat: int = 3) -> PdfBreakdown:
-    """Where printing the PDF spends its time, step by step, printed the old way and the new way
-    from the same print page, alternately, ``repeat`` times each: the median of each step, and the
-    ratio of the median totals (both under the same load on a shared machine)."""
-    from snippet_runner.site import pdf
-
-    print_page = site / "print_page.html"
-    old_page = print_page_as_before(print_page)
-    runs: dict[str, list[pdf.Laps]] = {"old": [], "new": []}
-    pages = {}
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for i in range(repeat):
-                for way in ("old", "new") if i % 2 == 0 else ("new", "old"):
-                    laps = pdf.Laps()
-                    out = Path(tmp) / f"{way}.pdf"
-                    if way == "old":
-                        printed = old_print_pdf(old_page, out, 0, laps)
-                    else:
-                        printed = pdf.print_pdf(print_page, out, 0, laps)
-                    runs[way].append(laps)
-                    pages[way] = (printed.pages, printed.prints)
-    finally:
-        old_page.unlink(missing_ok=True)
-    lines, totals = [], {}
-    for way, label in (("old", "old: draft print + print again"), ("new", "new: one print, numbers into the PDF")):
-        steps = {name: statistics.median(laps.get(name, 0.0) for laps in runs[way]) for name in runs[way][0]}
-        totals[way] = statistics.median(sum(laps.values()) for laps in runs[way])
-        shown = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in steps.items())
-        lines.append(f"    {label:40s} {totals[way]:6.2f} s  ({shown}; {pages[way][0]} pages, {pages[way][1]} prints)")
-    ratio = totals["new"] / totals["old"]
-    lines.append(f"    new / old = {ratio:.2f} (median of {repeat} each, alternating)")
-    return PdfBreakdown("\n".join(lines), ratio)
-
-
-def print_page_as_before(print_page: Path) -> Path:
-    """The print page as it was before the notebooks' stylesheet became one linked file and the
-    print-page hook blocked rendering until the page is read (the ``print-page-ids`` plugin): the
-    stylesheet put back inline into every notebook's section, where mkdocs-jupyter had put it
-    (before the notebook), its link taken out of the head, and the render-blocking link and its
-    mark taken out. Written beside the print page, so that its relative links resolve the same; the
-    caller removes it."""
-    from snippet_runner.markdown.notebooks import STYLESHEET
-    from snippet_runner.plugins.print_page.plugin import END_MARK, RENDER_BLOCKING
-
-    html = print_page.read_text(encoding="utf-8")
-    html = html.replace(RENDER_BLOCKING + "\n", "", 1).replace(f'<div id="{END_MARK}"></div>\n', "", 1)
-    link = f'<link rel="stylesheet" href="{STYLESHEET}">'
-    stylesheet = print_page.parent / STYLESHEET
-    if link in html and stylesheet.is_file():
-        style = f"<style>{stylesheet.read_text(encoding='utf-8')}</style>"
-        html = html.replace(link, "", 1).replace(
-            '<div class="jupyter-wrapper">', style + '<div class="jupyter-wrapper">'
-        )
-    out = print_page.with_name(".print_page.as-before.html")
-    out.write_text(html, encoding="utf-8")
-    return out
-
-
-def old_print_pdf(print_page: Path, pdf_path: Path, epoch: int | None, laps: pdf.Laps) -> pdf.Printed:
-    """The PDF as pdf.py printed it before it wrote the contents' numbers into the PDF, step for
-    step, for ``make bench`` to compare with: the page laid out for a screen, then for paper; a
-    draft print to find each entry's page; the numbers written into the page and a second, final
-    print; the dates made reproducible; and the metadata written with pypdf's incremental writer."""
-    from pypdf import PdfReader, PdfWriter
-
+def plain_print(print_page: Path, out: Path) -> float:
+    """Seconds for one plain print of ``print_page``: Chromium launched, the page loaded and
+    rendered (math, diagrams, fonts), printed with Playwright's defaults and nothing else."""
     from snippet_runner.site import chromium, pdf
 
     started = time.perf_counter()
     with chromium.launch() as browser:
-        laps.lap("launch")
         page = browser.new_page()
         page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=pdf.RENDER_TIMEOUT_MS)
         page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
-        laps.lap("load and render")
-        page.evaluate(pdf._OPEN_DETAILS)
-        page.emulate_media(media="print")
-        pdf._link_pages_inside_the_pdf(page)
-        pdf._let_tall_blocks_break(page)
-        metadata = pdf._metadata_from_cover(page)
-        targets = pdf._toc_targets(page)
-        laps.lap("prepare")
-        draft = pdf_path.with_name(pdf_path.stem + ".draft.pdf")
-        pdf._print(page, draft, final=False)
-        laps.lap("print")
-        numbers = pdf._pages_of(PdfReader(draft), targets)
-        draft.unlink()
-        laps.lap("pypdf")
-        prints = 1
-        while True:
-            page.evaluate(pdf._NUMBER_TOC, numbers)
-            laps.lap("prepare")
-            pdf._print(page, pdf_path, final=True)
-            prints += 1
-            laps.lap("print")
-            printed = pdf._pages_of(PdfReader(pdf_path), targets)
-            laps.lap("pypdf")
-            if printed == numbers or prints > 4:
-                break
-            numbers = printed
-    laps.lap("close")
-    if epoch is not None:
-        pdf.make_reproducible(pdf_path, epoch)
-    writer = PdfWriter(pdf_path, incremental=True)
-    writer.add_metadata({f"/{key.title()}": value for key, value in metadata.items() if value})
-    with open(pdf_path, "wb") as out:
-        writer.write(out)
-    count = len(PdfReader(pdf_path).pages)
-    laps.lap("pypdf")
-    return pdf.Printed(pdf_path, count, pdf_path.stat().st_size, time.perf_counter() - started, prints)
+        page.pdf(path=str(out), format="A4")
+    return time.perf_counter() - started
+
+
+def prose_edit_builds(project: ScratchProject, page: Path, repeat: int) -> float:
+    """One sentence added to ``page``, then ``make site``, ``repeat`` times (a new sentence each
+    time): the median of the whole build."""
+    runs = []
+    for i in range(repeat):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("\n\n", f"\n\nA sentence make bench added, number {i}.\n\n", 1))
+        runs.append(_timed(project, "-m", "snippet_runner", "site")[0])
+    return statistics.median(runs)
 
 
 def _verdict(name: str, value: float, target: float, note: str = "") -> None:
@@ -497,12 +371,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing; the median is shown")
     parser.add_argument("--scale", action="store_true", help="only the 1,000-snippet measurement")
     parser.add_argument("--no-scale", action="store_true", help="leave the 1,000-snippet measurement out")
-    parser.add_argument("--no-pdf-steps", action="store_true", help="leave row (p), the PDF step by step, out")
     parser.add_argument("--no-record", action="store_true", help=f"do not rewrite the table in {RECORD}")
     args = parser.parse_args()
     with _recorded() as printed:
         if not args.scale:
-            chapter(Path.cwd(), args.repeat, pdf_steps=not args.no_pdf_steps)
+            chapter(Path.cwd(), args.repeat)
             print()
         if not args.no_scale:
             scale()

@@ -5,8 +5,8 @@ compares what it printed with the approved copy committed beside it, and caches 
 unchanged snippet never runs twice. The MkDocs plugin is a thin layer over :class:`Engine`, and the
 test suite drives the same engine directly.
 
-The public names are imported when first used (PEP 562), not with the package: a process that
-needs one module of it (the PDF process, ``site/pdf_process.py``) does not import the engine too.
+The public names are imported when first used (PEP 562), not with the package: a command that
+needs one module of it (``make site`` with nothing changed) does not import the engine too.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +11,7 @@ if TYPE_CHECKING:
     from snippet_runner.project import Project
 
 # Each command imports what it needs when it runs: `make site` with nothing changed reads no
-# MkDocs settings (site/skip.py), and a build starts its PDF process as soon as it knows it builds.
+# MkDocs settings (site/skip.py).
 
 
 def accept(project: Project, only: list[str]) -> int:
@@ -44,9 +43,8 @@ def accept(project: Project, only: list[str]) -> int:
 
 def serve(config: Path, mkdocs_args: list[str]) -> int:
     """``mkdocs serve`` for authors: every page as ``make site`` builds it, but not the print page
-    (the PDF's source, which only ``make site`` prints): combining every page into it costs 0.6 s
-    of each rebuild, a third of the time between saving a file and seeing it. Set
-    ``SNIPPETS_PRINT_PAGE=true`` to preview it anyway.
+    (the PDF's source, which only ``make site`` prints), whose combining of every page would slow
+    every rebuild (dev/measurements.md). Set ``SNIPPETS_PRINT_PAGE=true`` to preview it anyway.
 
     And ``--dirty``: after an edit MkDocs renders again only the pages that changed, and the
     plugin (``_forget_changed_pages``) adds those whose snippets' results changed, and all of them
@@ -102,10 +100,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    code = main()
-    # The work is done. At exit the interpreter collects garbage over every object the command
-    # made (MkDocs' pages and files, Jinja's templates) for memory the process is about to give
-    # back anyway: 0.07 s of each `make site`, 0.01 s once they are frozen out of the collections.
-    # Everything else about the exit (atexit handlers, flushed streams) is unchanged.
-    gc.freeze()
-    sys.exit(code)
+    sys.exit(main())

@@ -92,11 +92,6 @@ class Record:
 # -- the examples, and what an outcome is --------------------------------------------------------
 
 
-def project_snippets(root: Path) -> list[str]:
-    """Every example the site runs: page includes, then exercise scripts (as the build and tests do)."""
-    return list(Project.load(Path(root) / "mkdocs.yml").shown())
-
-
 def fingerprint(snippets_dir: Path, rel: str) -> dict:
     """Hashes of what an outcome depends on in the project: the example's code (with the local
     modules it imports) and its approved output. A record whose hashes no longer match is stale."""
@@ -226,7 +221,7 @@ def _probe(python: str, load: bool = True) -> dict:
     """What ``python`` runs: its version, torch's build and whether CUDA is there. With ``load``
     false, a CPU-only build (``+cpu`` in its version, which its metadata carries) is taken at its
     word, with no CUDA, and not imported: the worker that runs the examples next imports it anyway,
-    and reports a failure as its own, so the probe's import (two seconds) would only repeat it."""
+    and reports a failure as its own, so the probe's import would only repeat it."""
     result = subprocess.run([python, "-c", _PROBE, "import" if load else "read"], capture_output=True, text=True)
     if result.returncode != 0:
         raise DriftError(f"{python} does not run: {_last_line(result.stderr)}")

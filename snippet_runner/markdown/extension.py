@@ -54,7 +54,7 @@ class RunExtension(Extension):
             "config_file": ["mkdocs.yml", "the mkdocs.yml whose snippet-runner settings apply without the plugin"],
             "page": ["", "the page's name in messages (docs/x.md); MkDocs pages are named automatically"],
             # (project, engine): the snippet-runner plugin gives its own, through mdx_configs
-            "session": ((), "the project and engine to run with; without them, loaded from config_file"),
+            "session": [(), "the project and engine to run with; without them, loaded from config_file"],
         }
         super().__init__(**kwargs)
 

@@ -104,11 +104,11 @@ def _content_ids(cells, name: str) -> None:
 def _picture_output(drawer, picture, snippet, number: int):
     import nbformat
 
-    from snippet_runner.pictures.draw import Drawer, _prefix, describe
+    from snippet_runner.pictures.draw import Drawer, describe, picture_prefix
 
     drawer = drawer or Drawer(None)
     caption, _ = describe(picture.data)
-    svg = drawer.svg(picture, snippet, _prefix(snippet.rel, number))
+    svg = drawer.svg(picture, snippet, picture_prefix(snippet.rel, number))
     return nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": caption})
 
 

@@ -95,7 +95,7 @@ class Drawer:
         """The ``<figure>`` HTML for ``picture`` (a ``messages.Picture``) of ``snippet``, the
         ``number``-th it showed (from 1). A picture that cannot be drawn raises ``SnippetError``
         naming the line that showed it."""
-        prefix = _prefix(snippet.rel, number)
+        prefix = picture_prefix(snippet.rel, number)
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
         return (
@@ -137,7 +137,7 @@ class Drawer:
             except (OSError, ValueError):
                 continue
             for number, data in enumerate(pictures if isinstance(pictures, list) else [], start=1):
-                prefix = _prefix(rel, number)
+                prefix = picture_prefix(rel, number)
                 try:
                     key = _key(data, prefix)
                     cached = self._path(key)
@@ -170,7 +170,7 @@ def draw(data: PictureData, prefix: str = "p") -> str:
     return _finish(raw, prefix, caption, description)
 
 
-def _prefix(rel: str, number: int) -> str:
+def picture_prefix(rel: str, number: int) -> str:
     return "pic-" + re.sub(r"[^A-Za-z0-9]+", "-", rel.removesuffix(".py")).strip("-") + f"-{number}"
 
 

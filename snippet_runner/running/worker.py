@@ -3,8 +3,8 @@
 Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER``
 (``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). Its first line
 on stdin is a JSON list of the names :mod:`snippet_runner.running.warmup` warms before the first
-fork: read once the preloads are imported, so that a build can start the worker before it has read
-its snippets (``pool.start_ahead``). Then it reads one request per line on stdin and answers on
+fork: read once the preloads are imported, so that the worker imports them while the build reads
+its snippets. Then it reads one request per line on stdin and answers on
 ``RESULT_FD`` (a pipe of its own, because file descriptors
 1 and 2 belong to the snippets while they run); :mod:`snippet_runner.running.protocol` says what the lines
 hold.

@@ -5,10 +5,9 @@ half-written ``site/`` in place of the last good one. MkDocs has no option for t
 
 The whole build includes the PDF: it is printed from the staging folder's print page into the
 staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
-The process that prints it (``pdf_process.py``) starts with the build, so that its imports and its
-Chromium are ready by the time MkDocs has written the print page.
-Without a Chromium the HTML is still built and swapped in, and we say plainly that the PDF was
-skipped and how to get it.
+It is printed once, whole, unless the PDF cache holds one printed from the same inputs
+(``pdf_cache.py``). Without a Chromium the HTML is still built and swapped in, and we say plainly
+that the PDF was skipped and how to get it.
 
 Two builds of the same commit give the same bytes (tests/browser/test_reproducible.py): the build's date is
 the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
@@ -23,7 +22,6 @@ from __future__ import annotations
 
 import fcntl
 import filecmp
-import functools
 import os
 import shutil
 import signal
@@ -31,65 +29,40 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from snippet_runner.errors import SnippetError
-from snippet_runner.running import pool
-from snippet_runner.site import chromium, early_print, pdf_cache, skip
+from snippet_runner.site import chromium, pdf_cache, skip
 
 if TYPE_CHECKING:
     from snippet_runner.project import Project
-    from snippet_runner.site import pdf_process
 
 
 def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force: bool = False) -> int:
     """``python -m snippet_runner site``: build unless ``site_dir`` already is what a build would write."""
     root = config.resolve().parent
-    # The snippets' worker, first, if every snippet looks bound to run: a cold build waits for its
-    # import of torch. The build takes it, or stops it once it knows it needs none (and if the site
-    # is current after all, below, it is stopped at once).
-    preload = skip.worker_to_start_ahead(config, site_dir)
-    if preload is not None:
-        pool.start_ahead(preload)
     epoch = source_date_epoch(root)
     key = skip.inputs_key(root, site_dir, epoch)
     if not force and skip.is_current(root, site_dir, key):
-        pool.end_ahead()
         print(
             f"{site_dir.name}/ is up to date: nothing it is built from has changed since the build that made it"
             f" (inputs key {key[:12]}), so nothing was rebuilt. `python -m snippet_runner site --force` builds anyway."
         )
         return 0
-    # If the last build made a PDF, this one most likely will: its process starts now, before
-    # MkDocs' settings are read, so that it is ready when a prose edit's MkDocs part is done.
-    guessed = _pdf_process_for(skip.pdf_cache_of_last_build(root, site_dir))
     from snippet_runner.project import Project  # MkDocs' configuration: only when building
 
     try:
         project = Project.load(config)
     except SnippetError as error:
         print(f"error: {error}", file=sys.stderr)
-        if guessed is not None:
-            guessed.close()
-        pool.end_ahead()
         return 1
     skip.forget(root, site_dir)
-    pdf_cache = _pdf_cache(project)
-    snippets = (project.cache_dir, project.preload)
     # The record of what the build left is written while the new site is locked in place: another
     # build finishing at the same moment could otherwise swap its own in while this one lists it.
-    return build(
-        project,
-        site_dir,
-        config,
-        epoch,
-        swapped=lambda: skip.remember(root, site_dir, key, pdf_cache, snippets),
-        pdf_job=guessed,
-    )
+    return build(project, site_dir, config, epoch, swapped=lambda: skip.remember(root, site_dir, key))
 
 
 def build(
@@ -98,25 +71,19 @@ def build(
     config: Path = Path("mkdocs.yml"),
     epoch: int | None = None,
     swapped: Callable[[], None] | None = None,
-    pdf_job: pdf_process.PdfProcess | None = None,
 ) -> int:
     """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
-    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart). ``pdf_job``:
-    a PDF process started already, taken if it is for this project's PDF cache, else ended."""
-    from snippet_runner.project import stop_early  # imported already: `project` is one
-
+    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
     site_dir = site_dir.resolve()
     _interrupted.clear()
     # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
     # some library's finalizer or `except BaseException` runs is swallowed there (seen once in a test
-    # run: a build interrupted 2 s in ran to its end and swapped its site in); the note still ends it.
+    # run: an interrupted build ran to its end and swapped its site in); the note still ends it.
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     # The build's date is set for the build only: a caller in the same process (a test, a server)
-    # that builds again later must find its own environment, not this build's date (seen: a test run
-    # whose later build took its date from an earlier in-process build's epoch 0).
+    # that builds again later must find its own environment, not this build's date.
     dated = os.environ.get("SOURCE_DATE_EPOCH")
     staging, code, why = None, 1, "failed"
-    guessed, pdf_job = pdf_job, None  # the PDF process, once the build has taken it on
     try:
         staging = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.STAGING}", dir=site_dir.parent))
         umask = os.umask(0)
@@ -126,43 +93,20 @@ def build(
             epoch = source_date_epoch(config.resolve().parent)
         if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
-        # The PDF's process works beside MkDocs, and is ready when the print page is written. Once
-        # the PDF is made, it closes its browser while the new site is swapped in.
-        pdf_job = _pdf_process(project, guessed)
-        if project is not None:
-            project.start_early()  # the snippets' worker, if one must run: a cold build waits for it
-        pool.end_ahead()  # one started ahead (main) that start_early did not take: not needed
-        if pdf_job is not None:  # its job handed over once the print page is final (early_print.py)
-            early_print.expect(staging, functools.partial(_start_pdf, staging, site_dir.name, project, epoch, pdf_job))
-        try:
-            code = _mkdocs_build(config, staging)
-            if code == 0 and not _interrupted:
-                pdf_start = early_print.take(staging)
-                if pdf_start is None:  # print-site is off, or its page was not final yet
-                    pdf_start = _start_pdf(staging, site_dir.name, project, epoch, pdf_job)
-                assert isinstance(pdf_start, _PdfStart)
-                if pdf_start.sent:  # while the PDF prints: the swap then has the PDF and little else to compare
-                    _keep_unchanged(staging, site_dir, leave=(pdf_start.pdf_path,))
-                code = _finish_pdf(pdf_start, staging, site_dir.name, project, pdf_job)
-        finally:
-            early_print.forget(staging)
-            if pdf_job is not None:
-                pdf_job.end()
+        code = _mkdocs_build(config, staging)
+        if code == 0 and not _interrupted:
+            code = _make_pdf(staging, site_dir.name, project, epoch)
         if _interrupted:
             raise KeyboardInterrupt
     except (KeyboardInterrupt, click.exceptions.Abort):
         code, why = 130, "interrupted"
     finally:
-        stop_early()
-        pool.end_ahead()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if dated is None:
             os.environ.pop("SOURCE_DATE_EPOCH", None)
         else:
             os.environ["SOURCE_DATE_EPOCH"] = dated
-        if code != 0 and pdf_job is not None:
-            pdf_job.abandon()
         if code != 0 and staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     if code != 0:
@@ -171,8 +115,6 @@ def build(
         return code
     assert staging is not None  # made before anything could succeed
     _swap_in(staging, site_dir, swapped)
-    if pdf_job is not None:
-        pdf_job.close()
     print(f"Site built into {site_dir.name}/")
     if project.report_path.is_file():
         print(
@@ -188,8 +130,6 @@ def _mkdocs_build(config: Path, site_dir: Path) -> int:
     from mkdocs.__main__ import cli
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    # By its absolute path, as `mkdocs build` and `mkdocs serve` name it: the theme's templates are
-    # then the same files to Jinja's bytecode cache (the snippet-runner plugin) whichever command built.
     args = ["build", "--strict", "--config-file", str(config.resolve()), "--site-dir", str(site_dir)]
     try:
         cli.main(args=args, prog_name="mkdocs", standalone_mode=False)
@@ -225,143 +165,62 @@ def source_date_epoch(project: Path) -> int | None:
         return None
 
 
-def _pdf_process(project: Project | None, started: pdf_process.PdfProcess | None = None) -> pdf_process.PdfProcess | None:
-    """The PDF process (``pdf_process.py``), told which PDF cache its job will use, for a project with
-    a PDF where there is a Chromium: ``started``, if it was started for that cache, else one started now."""
-    wanted = _pdf_cache(project)
-    if started is not None and (wanted is None or started.ahead != wanted):
-        started.close()  # the guess was wrong: this build makes no PDF, or keeps it elsewhere
-        started = None
-    if started is not None or wanted is None:
-        return started
-    return _pdf_process_for(wanted)
-
-
-def _pdf_cache(project: Project | None) -> Path | None:
-    """Where the project keeps its printed PDFs, if it makes one."""
-    return None if project is None or project.pdf is None else project.pdf_cache_dir
-
-
-def _pdf_process_for(cache_dir: Path | None) -> pdf_process.PdfProcess | None:
-    """A PDF process started now for a PDF kept in ``cache_dir``, where there is a Chromium."""
-    if cache_dir is None or chromium.find() is None:
-        return None
-    from snippet_runner.site import pdf_process
-
-    return pdf_process.PdfProcess(ahead=cache_dir)
-
-
-@dataclass
-class _PdfStart:
-    """How the PDF step began: over already (``code``: skipped, reused or failed, with what to say),
-    or with the book's arguments, handed to the PDF process if ``sent``."""
-
-    code: int | None = None
-    said: str = ""  # for the build's output
-    complained: str = ""  # for its errors
-    key: str = ""
-    arguments: tuple = ()  # pdf_book.make's
-    sent: bool = False
-
-    @property
-    def pdf_path(self) -> Path:
-        return self.arguments[2]
-
-
-def _start_pdf(
-    staging: Path,
-    shown_as: str,
-    project: Project,
-    epoch: int | None = None,
-    printer: pdf_process.PdfProcess | None = None,
-) -> _PdfStart:
-    """Everything up to the printing itself: the PDF reused if nothing it prints changed, else its
-    job handed to ``printer`` (which then works while the caller goes on)."""
+def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None) -> int:
+    """The PDF, into the staging folder: from the cache if nothing it prints changed, else printed
+    once (``pdf.py``) and kept in the cache. Returns the build's exit code so far."""
     target = project.pdf
     if target is None:
-        return _PdfStart(code=0)
-    basename, pdf_rel = target.print_page, target.path
+        return 0
     binary = chromium.find()
     if binary is None:
-        return _PdfStart(
-            code=0,
-            complained=f"\nPDF SKIPPED: {shown_as}/{pdf_rel} was not written. {chromium.missing()}, then run `make site`"
+        print(
+            f"\nPDF SKIPPED: {shown_as}/{target.path} was not written. {chromium.missing()}, then run `make site`"
             f" again.\nThe HTML site is complete, but its \"Download PDF\" links point at a missing file.\n",
+            file=sys.stderr,
         )
+        return 0
     # print_page.html, or print_page/index.html if directory URLs are on
-    print_page = next((p for p in (staging / f"{basename}.html", staging / basename / "index.html") if p.is_file()), None)
+    pages = (staging / f"{target.print_page}.html", staging / target.print_page / "index.html")
+    print_page = next((p for p in pages if p.is_file()), None)
     if print_page is None:
-        return _PdfStart(code=1, complained=f"\nPDF failed: the print-site plugin wrote no {basename}.html")
-    printing = pdf_cache.printing_key(staging, binary)  # once, for the whole PDF's key and its parts'
-    key = pdf_cache.pdf_key(print_page, staging, printing)
-    if pdf_cache.reuse_pdf(project.pdf_cache_dir, key, staging / pdf_rel):
-        return _PdfStart(
-            code=0,
-            said=f"PDF unchanged (same print page, assets and Chromium): reused"
-            f" {project.shown_path(project.pdf_cache_dir)}/{key[:12]}….pdf for {shown_as}/{pdf_rel}",
-        )
-    arguments = (print_page, staging, staging / pdf_rel, project.pdf_cache_dir, binary, epoch, printing)
-    if printer is not None:
-        from snippet_runner.site import pdf_process
-
-        try:
-            printer.start(*arguments)
-        except pdf_process.PrintFailed as error:  # the process is gone
-            return _PdfStart(code=1, complained=f"\nPDF failed: {error}")
-    return _PdfStart(key=key, arguments=arguments, sent=printer is not None)
-
-
-def _finish_pdf(
-    start: _PdfStart, staging: Path, shown_as: str, project: Project, printer: pdf_process.PdfProcess | None
-) -> int:
-    """The PDF step's end: its book, once made, kept in the cache, and what the build says of it."""
-    if start.said:
-        print(start.said)
-    if start.complained:
-        print(start.complained, file=sys.stderr)
-    if start.code is not None:
-        return start.code
-    from snippet_runner.site import pdf_book, pdf_process  # only needed here
+        print(f"\nPDF failed: the print-site plugin wrote no {target.print_page}.html", file=sys.stderr)
+        return 1
+    key = pdf_cache.pdf_key(print_page, staging, binary)
+    pdf_path = staging / target.path
+    if pdf_cache.reuse_pdf(project.pdf_cache_dir, key, pdf_path):
+        print(f"PDF unchanged (same print page, assets and Chromium): reused from {project.shown_path(project.pdf_cache_dir)}")
+        return 0
+    from snippet_runner.site import pdf  # Playwright: only when printing
 
     try:
-        book = printer.result() if start.sent and printer is not None else pdf_book.make(*start.arguments)
-    except pdf_process.PrintFailed as error:  # already "Kind: message"
-        print(f"\nPDF failed: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:  # Playwright, Chromium, rendering or the join: any of them fails the build
+        printed = pdf.print_pdf(print_page, pdf_path, epoch)
+    except Exception as error:  # Playwright, Chromium, rendering or pikepdf: any of them fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    pdf_cache.keep_pdf(project.pdf_cache_dir, start.key, start.pdf_path)
-    parts = len(book.printed) + len(book.reused)
+    pdf_cache.keep_pdf(project.pdf_cache_dir, key, pdf_path)
     print(
-        f"PDF written to {shown_as}/{start.pdf_path.relative_to(staging).as_posix()}: {book.pages} pages,"
-        f" {book.bytes / 1e6:.1f} MB, printed in"
-        f" {book.seconds:.1f} s; parts printed again: {len(book.printed)} of {parts}"
-        f" ({', '.join(book.printed) or 'none'}), the others from the cache"
-        + (f"; {book.copied_ahead} of the parts joined were copied ahead of the join" if book.copied_ahead else "")
+        f"PDF written to {shown_as}/{target.path}: {printed.pages} pages, {printed.bytes / 1e6:.1f} MB,"
+        f" printed in {printed.seconds:.1f} s"
     )
     return 0
 
 
-def _keep_unchanged(staging: Path, site_dir: Path, leave: tuple[Path, ...] = ()) -> None:
+def _keep_unchanged(staging: Path, site_dir: Path) -> None:
     """Where a newly built file has the same bytes as the one in the old ``site_dir``, put the old
     file itself (a hard link to it) in the new tree, so a rebuild rewrites only what changed: the
     old file keeps its inode and modification time, for rsync, web servers' caches and readers.
-    Where hard links are not possible the new file simply stays. ``leave``: files not to look at
-    (the PDF, while it is being written)."""
+    Where hard links are not possible the new file simply stays."""
     if not site_dir.is_dir():
         return
     for new in staging.rglob("*"):
         old = site_dir / new.relative_to(staging)
         try:
-            if new in leave or new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
+            if new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
                 continue
             new_stat, old_stat = new.stat(), old.stat()
-            if (new_stat.st_ino, new_stat.st_dev) == (old_stat.st_ino, old_stat.st_dev):
-                continue  # kept already, while the PDF printed
             if old_stat.st_size != new_stat.st_size or not filecmp.cmp(old, new, shallow=False):
                 continue
-        except OSError:  # gone meanwhile: a part's page the PDF process wrote for a moment
+        except OSError:  # gone meanwhile
             continue
         link = new.with_name(new.name + ".keep")
         try:

@@ -10,9 +10,8 @@ The binary is ``$CHROMIUM`` if set (a path, or a command name looked up on PATH)
 
 The headless shell comes first. It is the same Blink, built without the browser around it (no
 window, no profile services); Playwright's own ``headless=True`` uses it for the same reason, and
-Debian packages it from the same source as ``chromium`` (``chromium-headless-shell``). Measured side
-by side on this machine (Chromium 156, two runs each): printing the PDF 5.3 s against 6.3 s, and
-the accessibility audit of eight pages 14.8 s against 18.1 s.
+Debian packages it from the same source as ``chromium`` (``chromium-headless-shell``); it prints
+and audits faster than the full browser (dev/measurements.md).
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def find() -> str | None:
     return None
 
 
-@functools.cache  # once per process: `make site` asks for it twice (skip.py, pdf_cache.py), 0.2 s each
+@functools.cache  # once per process: `make site` asks for it twice (skip.py, pdf_cache.py)
 def version(binary: str) -> str:
     """What ``binary --version`` prints: part of the keys that decide whether to build or print again."""
     try:

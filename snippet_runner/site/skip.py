@@ -6,7 +6,7 @@ notebooks, mkdocs-jupyter's conversions, the PDF), but a MkDocs build still rend
 indexes them for search and writes the print page: about twice a plain Material build. MkDocs has
 no incremental build to lean on: ``--dirty`` re-renders only the pages whose Markdown changed, so a
 page whose snippet, approved output, template or setting changed would be left stale, and so would
-the search index and the print page. So the unit is the whole build: before it starts, ``site.py``
+the search index and the print page. So the unit is the whole build: before it starts, ``build.py``
 computes the key of everything a build reads, and when it equals the key stored by the build that
 made the ``site/`` in place, and that ``site/`` is as that build left it, nothing is built and one
 line says so. ``--force`` builds anyway.
@@ -29,7 +29,7 @@ recorded after the swap: a file edited, added or removed by hand means a real bu
 
 Looked at first: make and doit decide by timestamps, which the issue rules out (a checkout or a
 copy touches every file); MkDocs' ``--dirty`` (above). The key is a few stat calls and reading about
-8 MB, so a build with nothing changed costs a fraction of a second.
+8 MB, which is cheap beside any build.
 """
 
 from __future__ import annotations
@@ -39,9 +39,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-from snippet_runner import defaults
 from snippet_runner.pictures import vizjs
 from snippet_runner.site import chromium
 from snippet_runner.files import write_atomic
@@ -92,86 +90,9 @@ def is_current(project: Path, site_dir: Path, key: str) -> bool:
         return False
 
 
-def remember(
-    project: Path,
-    site_dir: Path,
-    key: str,
-    pdf_cache: Path | None = None,
-    snippets: tuple[Path, tuple[str, ...]] | None = None,
-) -> None:
-    """Record, after a successful build, the key it was built from and the files it left, the PDF
-    cache it used, if it made a PDF (:func:`pdf_cache_of_last_build`), and its snippet cache and
-    the modules its workers preload (:func:`worker_to_start_ahead`)."""
-    path = _record_path(project, site_dir)
-    record: dict[str, object] = {"key": key, "files": _files(site_dir)}
-    record["pdf_cache"] = None if pdf_cache is None else str(pdf_cache)
-    if snippets is not None:
-        record |= {"snippet_cache": str(snippets[0]), "preload": list(snippets[1])}
-    write_atomic(path, json.dumps(record))
-
-
-def worker_to_start_ahead(config: Path, site_dir: Path) -> tuple[str, ...] | None:
-    """What a worker started before MkDocs has read its settings should preload
-    (``pool.start_ahead``), or None for none. One is started when the snippet cache holds no
-    result, as in a fresh clone or once the caches are removed: then every snippet must run, and a
-    cold build waits for torch's import. The cache and the preloads are the last build's (its
-    record); with no record, ``mkdocs.yml``'s (:func:`_plugin_settings`). A wrong guess costs a
-    worker that imports for a moment and is stopped, or the head start."""
-    if os.environ.get("SNIPPETS_EXECUTE") == "0":
-        return None
-    project = config.resolve().parent
-    record = _record(project, site_dir)
-    if "snippet_cache" in record:
-        settings: dict | None = {"cache_dir": record["snippet_cache"], "preload": record.get("preload")}
-    else:
-        settings = _plugin_settings(config)
-    if settings is None or settings.get("execute") is False:
-        return None
-    cache, preload = settings.get("cache_dir", defaults.CACHE_DIR), settings.get("preload", defaults.PRELOAD)
-    if not isinstance(cache, str) or not isinstance(preload, list | tuple) or not all(isinstance(n, str) for n in preload):
-        return None
-    try:
-        with os.scandir(project / cache) as entries:
-            if any(True for _ in entries):
-                return None
-    except OSError:
-        pass  # no cache yet
-    return tuple(preload)
-
-
-def _plugin_settings(config: Path) -> dict | None:
-    """The snippet runner's settings as ``mkdocs.yml`` writes them (empty if it lists the plugin
-    with none); None if it cannot be read or does not list it. Read with PyYAML's C loader and
-    ``!ENV`` resolved as MkDocs resolves it (pyyaml_env_tag, MkDocs' own dependency for it); every
-    other tag is read as nothing. MkDocs' own loader (``mkdocs.utils.yaml``) imports what the
-    theme's ``!!python/name`` tags name, which made this read several times slower
-    (dev/measurements.md). An ``INHERIT``ed file is not followed: a project that sets the plugin
-    there gets no head start."""
-    import yaml
-    from yaml_env_tag import construct_env_tag
-
-    Loader: Any = type("Loader", (getattr(yaml, "CSafeLoader", yaml.SafeLoader),), {})  # libyaml's, where built
-    Loader.add_constructor("!ENV", construct_env_tag)
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    try:
-        with open(config, "rb") as file:
-            read = yaml.load(file, Loader=Loader)  # a safe loader: it constructs no Python object
-    except (OSError, yaml.YAMLError):
-        return None
-    plugins = read.get("plugins") if isinstance(read, dict) else None
-    for entry in plugins if isinstance(plugins, list) else []:
-        if entry == defaults.PLUGIN:
-            return {}
-        if isinstance(entry, dict) and defaults.PLUGIN in entry:
-            return entry[defaults.PLUGIN] if isinstance(entry[defaults.PLUGIN], dict) else {}
-    return None
-
-
-def pdf_cache_of_last_build(project: Path, site_dir: Path) -> Path | None:
-    """The PDF cache the last build of ``site_dir`` used, if it made a PDF: read before MkDocs'
-    settings are, so that the next build can start its PDF process at once (``build.main``)."""
-    cache = _record(project, site_dir).get("pdf_cache")
-    return Path(cache) if isinstance(cache, str) else None
+def remember(project: Path, site_dir: Path, key: str) -> None:
+    """Record, after a successful build, the key it was built from and the files it left."""
+    write_atomic(_record_path(project, site_dir), json.dumps({"key": key, "files": _files(site_dir)}))
 
 
 def forget(project: Path, site_dir: Path) -> None:
@@ -196,7 +117,7 @@ def _record_path(project: Path, site_dir: Path) -> Path:
 def project_files(project: Path, site_dir: Path) -> list[Path]:
     site = site_dir.resolve()
     outputs = (f"{site.name}{STAGING}", f"{site.name}{RETIRED}")
-    lock = f".{site.name}.lock"  # site.py's, beside the site folder
+    lock = f".{site.name}.lock"  # build.py's, beside the site folder
     found = []
     for folder, dirs, files in os.walk(project):
         here = Path(folder)

@@ -12,7 +12,6 @@ import sys
 import markdown
 from real_chapter import DOCS, ROOT
 
-from snippet_runner.markdown import extension
 from snippet_runner.markdown.extension import RunExtension
 from snippet_runner.running.snippet import SETTING
 
@@ -27,18 +26,15 @@ def test_plain_python_markdown_expands_a_chapter_page():
     page = (DOCS / "chain-rule.md").read_text(encoding="utf-8")
     approved = (ROOT / "snippets" / "chain_rule" / "autograd_check.out").read_text(encoding="utf-8")
     code = (ROOT / "snippets" / "chain_rule" / "autograd_check.py").read_text(encoding="utf-8")
-    extension.release()  # no plugin here: the extension loads mkdocs.yml and starts its own engine
-    try:
-        rendered = markdown.markdown(
-            page,
-            extensions=[
-                "attr_list",
-                "pymdownx.superfences",
-                RunExtension(config_file=str(ROOT / "mkdocs.yml"), page="docs/chain-rule.md"),
-            ],
-        )
-    finally:
-        extension.release()
+    # no plugin here: the extension loads mkdocs.yml and starts its own engine, closed at exit
+    rendered = markdown.markdown(
+        page,
+        extensions=[
+            "attr_list",
+            "pymdownx.superfences",
+            RunExtension(config_file=str(ROOT / "mkdocs.yml"), page="docs/chain-rule.md"),
+        ],
+    )
     assert "{{ run" not in rendered
     blocks = code_blocks(rendered)
     shown = "".join(line for line in code.splitlines(keepends=True) if not SETTING.match(line.strip()))

@@ -207,7 +207,7 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-@functools.cache  # once per process: reading installed metadata costs milliseconds a call
+@functools.cache  # once per process: the installed metadata does not change during a build
 def _torch_version() -> str:
     return installed_version("torch") or "unknown"
 

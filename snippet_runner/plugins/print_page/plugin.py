@@ -12,20 +12,12 @@ and mkdocs-jupyter's ``cell-<n>`` copy buffers repeated on each notebook.
 After print-site has written the page (this plugin's step runs after every other plugin's), each id inside a page's
 section that is repeated on the print page, or that a rewritten link there points to, gets the same
 prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. Nothing else changes.
+This is the documented ``on_post_build`` event over the file print-site wrote: print-site has no
+option for it, and none of its code is replaced or wrapped.
 We edit the written file with regular expressions rather than an HTML parser, like print-site
 itself, so the rest of its bytes stay exactly as the plugin wrote them.
 
-Before print-site combines the pages, the plugin puts a cache in front of its rewriting of each
-page's links (``links_cache.py``), so a page that did not change is not rewritten again, and gives
-that rewriting a renaming of heading ids that does not backtrack (``anchor_ids.py``).
-
-It also asks the browser not to lay the page out until it has read all of it (``<link rel="expect"
-blocking="render">`` on a mark at the end of the body, :func:`render_when_parsed`). A browser lays
-a long page out again and again while it is still reading it, to show the first screen early; for
-the print page, 1.7 MB read from disk, that first screen is of no use: it is printed, or read from
-the top once it is all there. The five layouts it skips cost 0.2 to 0.3 s of every PDF print.
-
-Last, it gives Material's scripts the print page's real base. print-site renders the page with a
+It also gives Material's scripts the print page's real base. print-site renders the page with a
 ``base`` of ``/`` in Material's ``__config`` (every other page gets the relative ``.``), so, opened
 from disk, the page asked for ``file:///search/search_index.js``: the search failed, and the error
 stopped Material's palette toggle. The print page lies at the site's root, so its base is ``.``.
@@ -39,13 +31,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin, event_priority
-
-from snippet_runner.plugins.print_page import anchor_ids
-from snippet_runner.plugins.print_page.links_cache import fix_ahead, remember_fixed_links
-from snippet_runner.site import early_print
 
 log = logging.getLogger("mkdocs.plugins.print_page")
 
@@ -55,33 +41,13 @@ _NAME = re.compile(r'(<a\b[^>]*?\sname=")([^"]+)(")')
 _HREF = re.compile(r'\shref="#([^"]+)"')
 
 
-class PrintPageConfig(Config):
-    # print-site's rewritten links, page by page (links_cache.py); relative to mkdocs.yml
-    cache_dir = c.Type(str, default=".cache/print-page")
-
-
-class PrintPagePlugin(BasePlugin[PrintPageConfig]):
+class PrintPagePlugin(BasePlugin):
     """``print-page-ids`` in mkdocs.yml. Runs after print-site has written the print page, whatever the order of
     the plugins list, because its post-build step has the lowest priority."""
-
-    def on_config(self, config):
-        anchor_ids.use()  # print-site's renaming of heading ids, without its backtracking
-        remember_fixed_links(Path(config.config_file_path).parent / self.config.cache_dir)
-        return config
-
-    @event_priority(-100)
-    def on_page_content(self, html, *, page, config, files):
-        """After print-site has kept the page's HTML: its links rewritten for the print page now,
-        beside the snippets a cold build still runs, not after the last page (links_cache.py)."""
-        fix_ahead(config, page)
-        return html
 
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:
         fix_print_page(config)
-        # The print page is final: `make site` starts printing the PDF now, while the post-build
-        # steps that come after this one (priority below -100) and MkDocs' end of the build run.
-        early_print.print_page_written(config.site_dir)
 
 
 def fix_print_page(config) -> None:
@@ -101,25 +67,11 @@ def fix_print_page(config) -> None:
         return
     html = path.read_text(encoding="utf-8")
     fixed, renamed = unique_ids(html)
-    fixed = render_when_parsed(fixed)
     fixed = relative_base(fixed)
     if fixed != html:
         path.write_text(fixed, encoding="utf-8")
     if renamed:
         log.info(f"print page: {renamed} repeated or unlinked ids given their page's prefix")
-
-
-END_MARK = "print-site-end"  # the id of the empty element the browser waits for before it lays the page out
-RENDER_BLOCKING = f'<link rel="expect" href="#{END_MARK}" blocking="render">'
-
-
-def render_when_parsed(html: str) -> str:
-    """The page with a render-blocking link to a mark at the end of its body (once only)."""
-    if RENDER_BLOCKING in html or "</head>" not in html or "</body>" not in html:
-        return html
-    head, _, rest = html.partition("</head>")
-    body, _, tail = rest.rpartition("</body>")
-    return f'{head}{RENDER_BLOCKING}\n</head>{body}<div id="{END_MARK}"></div>\n</body>{tail}'
 
 
 _ROOT_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base": )"/"')

@@ -57,7 +57,9 @@ class PageRuns:
         except SetupError as error:
             raise PluginError(str(error)) from None
         except SnippetError as error:
-            self.errors[file.src_uri] = error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error
+            self.errors[file.src_uri] = (
+                error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error
+            )
 
     def stop_on_errors(self) -> None:
         """One message for every failure, the build info's first, then the pages' in reading order."""

@@ -80,7 +80,10 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         draw.STATS = draw.Stats()  # what drawing pictures costs in this build
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
-        config.mdx_configs[EXTENSION] = {**config.mdx_configs.get(EXTENSION, {}), "session": (self.project, self.engine)}
+        config.mdx_configs[EXTENSION] = {
+            **config.mdx_configs.get(EXTENSION, {}),
+            "session": (self.project, self.engine),
+        }
         config.watch.append(str(self.project.snippets_dir))
         return config
 
@@ -157,7 +160,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
             path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
-            log.info(f"Execution report (each snippet's run time, memory, output): {self.served_report or self.project.shown_path(path)}")
+            log.info(
+                f"Execution report (each snippet's page, run time, memory, output): {self.served_report or self.project.shown_path(path)}"
+            )
         if not self.serving:
             self._close()
 

@@ -31,7 +31,9 @@ def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> 
     if everything:
         log.info("Dirty build: the settings, theme or drift records changed, so every page is rendered again")
     elif changed:
-        log.info(f"Dirty build: rendering again the pages whose snippets changed: {', '.join(f.src_uri for f in changed)}")
+        log.info(
+            f"Dirty build: rendering again the pages whose snippets changed: {', '.join(f.src_uri for f in changed)}"
+        )
 
 
 def site_wide(config) -> str:
