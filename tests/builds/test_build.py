@@ -175,9 +175,8 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     page = (scratch.root / "site" / "index.html").read_text()
     figure = page[page.index('<figure class="snippet-picture') : page.index("</figure>")]
     assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
-    code, log = scratch.build(force=True)  # the page itself comes from the cache: nothing is drawn
-    assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn in 0.00 s" in log
-    assert "pages: 0 rendered, 1 from the cache" in log
+    code, log = scratch.build(force=True)  # the picture comes from the drawing cache: nothing is drawn
+    assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn" in log
 
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="3.0"))
     code, log = scratch.build()
