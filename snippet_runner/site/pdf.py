@@ -219,24 +219,34 @@ def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
 
 
 def _number_node_ids(pdf) -> None:
-    """Replace each structure element id "node<DOM number>" by "node<rank>", in the elements and in
-    the structure tree's /IDTree."""
+    """Replace each structure element id "node<DOM number>" by "node<rank>": on the elements, in
+    the table cells' /Headers that name them, and in the structure tree's /IDTree."""
     import pikepdf
 
     elements = [o for o in pdf.objects if isinstance(o, pikepdf.Dictionary) and isinstance(o.get("/ID"), pikepdf.String)]
     found = {int(m.group(1)) for o in elements if (m := _NODE_ID.fullmatch(str(o["/ID"])))}
-    rank = {f"node{n:08d}": f"node{i:08d}" for i, n in enumerate(sorted(found))}
+    rank = {f"node{n:08d}": pikepdf.String(f"node{i:08d}") for i, n in enumerate(sorted(found))}
 
-    def renamed(value):
-        return pikepdf.String(rank.get(str(value), str(value))) if isinstance(value, pikepdf.String) else value
+    def renumber(value):  # the direct objects inside one object; another object is reached on its own
+        if isinstance(value, pikepdf.String):
+            return rank.get(str(value), value)
+        if isinstance(value, pikepdf.Array):
+            for i, item in enumerate(value):
+                if isinstance(item, pikepdf.Array | pikepdf.Dictionary | pikepdf.String) and not item.is_indirect:
+                    value[i] = renumber(item)
+        elif isinstance(value, pikepdf.Dictionary):
+            for key in list(value.keys()):
+                item = value[key]
+                if isinstance(item, pikepdf.Array | pikepdf.Dictionary | pikepdf.String) and not item.is_indirect:
+                    value[key] = renumber(item)
+        return value
 
-    for element in elements:
-        element["/ID"] = renamed(element["/ID"])
     tree = pdf.Root.get("/StructTreeRoot")
     nodes = [tree["/IDTree"]] if tree is not None and "/IDTree" in tree else []
+    for node in elements + nodes:
+        renumber(node)
     while nodes:
         node = nodes.pop()
-        nodes += list(node.get("/Kids", []))
-        for key in ("/Names", "/Limits"):
-            if key in node:
-                node[key] = pikepdf.Array([renamed(v) for v in node[key]])
+        for kid in node.get("/Kids", []):
+            renumber(kid)
+            nodes.append(kid)
