@@ -79,7 +79,7 @@ _LINK_PAGES = r"""() => {
 # Each line of a listing carries an anchor (<a id name>), and its number a link to it (or, without
 # line numbers, the anchor links to itself). A link written in the prose to a line stays, and so
 # does the anchor it points to.
-_UNLINK_LINE_NUMBERS = r"""() => {
+UNLINK_LINE_NUMBERS = r"""() => {
   const line = /__codelineno-\d+-\d+$/;
   let links = 0, anchors = 0;
   for (const a of document.querySelectorAll('#print-site-page a[href*="__codelineno-"]')) {
@@ -156,7 +156,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Pri
         page = _open(browser, print_page)
         page.evaluate(_OPEN_DETAILS)
         page.evaluate(_LINK_PAGES)
-        page.evaluate(_UNLINK_LINE_NUMBERS)
+        page.evaluate(UNLINK_LINE_NUMBERS)
         page.evaluate(_SHRINK_DIAGRAMS, _A4_CONTENT_PX["height"] * _DIAGRAM_MAX)
         page.evaluate(_MARK_TALL, [_KEEP_WHOLE, _A4_CONTENT_PX["height"] * _TALL])
         metadata = page.evaluate(_COVER)

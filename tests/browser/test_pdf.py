@@ -1,15 +1,14 @@
 """The chapter as one PDF (site/pdf/autograd-part2.pdf), read back with pypdf (structure) and
 PDFium (text, pdf_text.py): its size, cover,
 bookmarks, page numbers, text (every page, real outputs, expanded answers, rendered math and
-diagrams) and fonts; and, so that it reads like a book, the printed contents (a page number and a
-link for every entry), no near-empty sheets, the metadata, and links that land on their target's
+diagrams) and fonts; and, so that it reads like a book, the printed contents (a link for every
+entry), no near-empty sheets, the metadata, and links that land on their target's
 page. Plus two checks in the browser: on the printed page no code is wider than the paper, so long
 lines wrap instead of being cut off, and headings print in the body text's colour."""
 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -277,7 +276,6 @@ def test_pictures_print_as_text_with_their_real_values(text):
 # -- reading like a book: contents, sheets, headings, metadata, links ----------------------------
 
 A4_MARGIN_TOP, A4_MARGIN_BOTTOM = 16 * 72 / 25.4, 18 * 72 / 25.4  # pdf.py's margins, in points
-NUMBER_COLUMN = 40  # points at the right end of a contents line that hold its page number
 
 
 def filled(sheets: PdfText, index: int) -> float:
@@ -328,21 +326,15 @@ def contents_pages(pdf) -> list[int]:
     return list(range(2, dest_page(pdf, "index")))
 
 
-def test_contents_prints_the_page_number_of_every_entry_and_links_to_it(pdf, sheets):
+def test_contents_list_every_entry_and_link_to_its_page(pdf, sheets):
     entries = []
     for n in contents_pages(pdf):
         for name, (x0, y0, x1, y1) in internal_links(pdf, n):
-            # each entry is one link across its line: the title on the left, its number at the right end
-            title = sheets.text_within(n - 1, x0, y0 + 1, x1 - NUMBER_COLUMN, y1 - 1)
-            numbers = sheets.text_within(n - 1, x1 - NUMBER_COLUMN, y0 + 1, x1, y1 - 1).split()
-            entries.append((name, title, [w for w in numbers if w.isdigit()]))
+            entries.append((name, sheets.text_within(n - 1, x0, y0 + 1, x1, y1 - 1)))
     assert len(entries) == len(nav_entries()), [e[1] for e in entries]
-    for name, title, numbers in entries:
-        assert numbers, f"no page number printed for {title!r}"
-        assert int(numbers[-1]) == dest_page(pdf, name), (
-            f"{title!r} says page {numbers[-1]}, its link goes to {dest_page(pdf, name)}"
-        )
-        assert int(numbers[-1]) > contents_pages(pdf)[-1]
+    for name, title in entries:
+        assert title.strip(), f"an empty contents entry links to {name}"
+        assert dest_page(pdf, name) > contents_pages(pdf)[-1], f"{title!r} links to a page of the contents"
 
 
 def test_no_sheet_is_near_empty(pdf, sheets):
@@ -414,8 +406,8 @@ def test_links_between_pages_land_on_the_page_of_their_target(pdf, sheets, built
 
 
 def test_line_numbers_print_as_plain_numbers(pdf):
-    # On the site a listing's line number links to its own line; on paper that leads nowhere, and
-    # the 1,703 links and their anchors cost a second of every print (pdf._unlink_line_numbers).
+    # On the site a listing's line number links to its own line; on paper that leads nowhere
+    # (pdf.UNLINK_LINE_NUMBERS).
     links = [name for n in range(1, len(pdf.pages) + 1) for name, _ in internal_links(pdf, n)]
     assert len(links) > 100
     assert [name for name in links if "__codelineno" in name] == []
@@ -438,7 +430,7 @@ def test_unlinking_line_numbers_keeps_the_numbers_and_the_links_the_prose_makes(
 
     page = browser.new_page()
     page.set_content(LISTING)
-    assert printer._unlink_line_numbers(page) == (3, 2)
+    assert page.evaluate(printer.UNLINK_LINE_NUMBERS) == [3, 2]
     assert page.evaluate("() => document.querySelector('.linenodiv').textContent") == "1\n2"
     assert page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.outerHTML)") == [
         '<a href="#p-__codelineno-0-2">line 2</a>',
@@ -459,24 +451,3 @@ def test_links_to_notebook_pages_stay_inside_the_pdf(pdf):
         if "/A" in a.get_object()
     ]
     assert not [u for u in uris if u.startswith("file:") or u.endswith(".ipynb")], uris
-
-
-def test_make_bench_prints_the_old_way_from_the_print_page_as_it_was(built_site, tmp_path):
-    """``make bench`` compares the print with the one before the notebooks' stylesheet became one
-    linked file and the print page blocked rendering until read: the page it rebuilds for that must
-    carry the stylesheet inline in every notebook, as mkdocs-jupyter wrote it. (On a copy: the built
-    site must stay as built.)"""
-    from devtools import bench
-    from snippet_runner.markdown.notebooks import STYLESHEET
-    from snippet_runner.plugins.print_page.plugin import RENDER_BLOCKING
-
-    today = (built_site / "print_page.html").read_text(encoding="utf-8")
-    (tmp_path / "print_page.html").write_text(today, encoding="utf-8")
-    (tmp_path / STYLESHEET).parent.mkdir(parents=True)
-    shutil.copy(built_site / STYLESHEET, tmp_path / STYLESHEET)
-    old = bench.print_page_as_before(tmp_path / "print_page.html").read_text(encoding="utf-8")
-    stylesheet = (built_site / STYLESHEET).read_text(encoding="utf-8")
-    notebooks = today.count('<div class="jupyter-wrapper">')
-    assert notebooks > 0 and STYLESHEET in today and STYLESHEET not in old
-    assert old.count(stylesheet) == notebooks and stylesheet not in today
-    assert RENDER_BLOCKING not in old and RENDER_BLOCKING in today

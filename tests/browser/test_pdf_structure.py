@@ -80,10 +80,9 @@ def test_the_reading_order_follows_the_chapter(pdf):
 
 
 def test_one_document_and_every_link_tied_to_its_element(pdf):
-    """The PDF is joined from parts printed on their own (snippet_runner/site/pdf_join.py): still one
-    Document and one article (Material's page) holding every part, as a whole print has, and each
-    link annotation found through the parent tree under its key (its /StructParent, renumbered
-    across the parts) in the Link element that holds it."""
+    """One Document and one article (Material's page) holding every page of the chapter, and each
+    link annotation found through the parent tree under its key (its /StructParent) in the Link
+    element that holds it."""
     kinds = [kind for kind, _ in structure(pdf)]
     assert kinds.count("/Document") == 1 and kinds.count("/Art") == 1
     tree = pdf.trailer["/Root"]["/StructTreeRoot"]
