@@ -197,7 +197,7 @@ _COVER = """() => {
   const data = cover ? cover.dataset : {};
   return {Title: data.pdfTitle || '', Author: data.pdfAuthor || '', Subject: data.pdfSubject || '', Keywords: data.pdfKeywords || ''};
 }"""
-_NODE_ID = re.compile(r"node(\d{8})")
+_NODE_ID = re.compile(r"\(node(\d{8})\)")
 
 
 def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
@@ -219,12 +219,11 @@ def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
 
 
 def _number_node_ids(pdf) -> None:
-    """Replace each structure element id "node<DOM number>" by "node<rank>": on the elements, in
-    the table cells' /Headers that name them, and in the structure tree's /IDTree."""
+    """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written
+    (the elements, the table cells' /Headers that name them, the structure tree's /IDTree)."""
     import pikepdf
 
-    elements = [o for o in pdf.objects if isinstance(o, pikepdf.Dictionary) and isinstance(o.get("/ID"), pikepdf.String)]
-    found = {int(m.group(1)) for o in elements if (m := _NODE_ID.fullmatch(str(o["/ID"])))}
+    found = {int(n) for n in _NODE_ID.findall(Path(pdf.filename).read_bytes().decode("latin-1"))}
     rank = {f"node{n:08d}": pikepdf.String(f"node{i:08d}") for i, n in enumerate(sorted(found))}
 
     def renumber(value):  # the direct objects inside one object; another object is reached on its own
@@ -243,10 +242,10 @@ def _number_node_ids(pdf) -> None:
 
     tree = pdf.Root.get("/StructTreeRoot")
     nodes = [tree["/IDTree"]] if tree is not None and "/IDTree" in tree else []
-    for node in elements + nodes:
-        renumber(node)
+    for item in pdf.objects:
+        if isinstance(item, pikepdf.Dictionary) and item.get("/Type") == "/StructElem":
+            renumber(item)
     while nodes:
         node = nodes.pop()
-        for kid in node.get("/Kids", []):
-            renumber(kid)
-            nodes.append(kid)
+        renumber(node)
+        nodes += list(node.get("/Kids", []))
