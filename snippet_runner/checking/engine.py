@@ -106,16 +106,11 @@ class Engine:
         # cache key -> what run() gave in this build, so a snippet run twice in a build (every
         # page checked first, then rendered) runs once even when its result may not be cached
         self._memo: dict[str, Outcome | SnippetError] = {}
-        self._read_early = False  # prefetch_early read this build's snippets before it began
 
     # -- public API ----------------------------------------------------------------------------
 
     def begin_build(self) -> None:
-        """Forget what the last build read (files may have changed since); keep the warm worker.
-        Right after :meth:`prefetch_early`, what it read is this build's, and is kept."""
-        if self._read_early:
-            self._read_early = False
-            return
+        """Forget what the last build read (files may have changed since); keep the warm worker."""
         self.records.clear()
         self._prefetched.clear()
         self._hits.clear()
@@ -137,7 +132,7 @@ class Engine:
             return 0
         todo: list[tuple[spec.Snippet, str]] = []
         for rel in rels:
-            if rel in self._prefetched:  # read already in this build (prefetch_early)
+            if rel in self._prefetched:  # read already in this build
                 snippet, key = self._prefetched[rel]
             else:
                 try:
@@ -160,19 +155,6 @@ class Engine:
             runner = self.runners[index % count]
             self._tickets[key] = (runner, runner.submit(snippet))
         return len(todo)
-
-    def prefetch_early(self, rels: list[str]) -> int:
-        """:meth:`prefetch`, before the build begins (``make site``, before MkDocs loads): the
-        :meth:`begin_build` that follows keeps what this read, and the build's own prefetch reads
-        only what this did not."""
-        sent = self.prefetch(rels)
-        self._read_early = True
-        return sent
-
-    def workers_starting(self) -> bool:
-        """Whether a worker is still importing torch and warming up, so that the next ``run`` of a
-        snippet sent to it would wait: time the build may spend on work that needs no result."""
-        return any(runner.starting() for runner in self.runners)
 
     def load(self, rel: str) -> spec.Snippet:
         return spec.load(self.snippets_dir, rel, self.shown_as)

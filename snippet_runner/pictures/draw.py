@@ -76,7 +76,6 @@ class Stats:
     cached: int = 0
     seconds: float = 0.0
     by_kind: dict = field(default_factory=dict)
-    ahead: set = field(default_factory=set)  # keys drawn ahead (Drawer.draw_ahead): counted as drawn, not cached
 
     def line(self) -> str:
         return f"pictures: {self.drawn} drawn in {self.seconds:.2f} s, {self.cached} from cache"
@@ -107,10 +106,7 @@ class Drawer:
         key = _key(picture.data, prefix)
         path = self._path(key)
         if path is not None and path.is_file():
-            if key in STATS.ahead:
-                STATS.ahead.discard(key)
-            else:
-                STATS.cached += 1
+            STATS.cached += 1
             return path.read_text(encoding="utf-8")
         try:
             return self._draw_and_keep(picture.data, prefix, path)
@@ -121,33 +117,6 @@ class Drawer:
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
             ) from None
-
-    def draw_ahead(self, approved: dict[str, Path]) -> int:
-        """Draw into the cache, from their approved data, the pictures the snippets will show
-        (``approved``: each snippet's ``rel`` and its approved ``.pictures.json``), before they
-        run: a run's pictures are its approved ones or the build fails, so the render then finds
-        each of them drawn. Returns how many it drew. Whatever cannot be read or drawn is left to
-        the render, which reports it with the snippet's line."""
-        if self.folder is None:
-            return 0
-        drawn = 0
-        for rel, path in approved.items():
-            try:
-                pictures = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
-            except (OSError, ValueError):
-                continue
-            for number, data in enumerate(pictures if isinstance(pictures, list) else [], start=1):
-                prefix = picture_prefix(rel, number)
-                try:
-                    key = _key(data, prefix)
-                    cached = self._path(key)
-                    if cached is not None and not cached.is_file():
-                        self._draw_and_keep(data, prefix, cached)
-                        STATS.ahead.add(key)
-                        drawn += 1
-                except Exception:  # noqa: BLE001 - bad data, or a drawing that fails: the render says so
-                    continue
-        return drawn
 
     def _path(self, key: str) -> Path | None:
         return self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None

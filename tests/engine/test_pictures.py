@@ -524,30 +524,3 @@ def test_curve_captions_give_first_last_and_a_dip():
         " dip: from 5 to 3 over 4 steps, lowest 0.5 at step 2."
     )
     assert description.startswith("Line chart of loss (MSE) against step.")
-
-
-def test_pictures_drawn_ahead_from_their_approved_data_are_the_ones_the_render_shows(tmp_path):
-    """A cold build draws the pictures from the approved files while its worker starts
-    (``Drawer.draw_ahead``): the render then finds each in the cache, the same bytes as drawn
-    from the run, and the build's count says it was drawn once, not drawn and then reused."""
-
-    class Snip:
-        rel = "page/x.py"
-
-        def loc(self, line=1):
-            return f"snippets/page/x.py:{line}"
-
-    data = chain_rule_data()
-    approved = tmp_path / "x.pictures.json"
-    approved.write_text(json.dumps([data]))
-    broken = tmp_path / "broken.pictures.json"
-    broken.write_text('[{"kind": "graph"}]')  # left to the render, which names the snippet's line
-    fresh = Drawer(None).figure(Picture("graph", 3, data), Snip(), 1)
-    drawing.STATS = drawing.Stats()
-    drawer = Drawer(tmp_path / "cache")
-    assert drawer.draw_ahead({"page/x.py": approved, "page/broken.py": broken, "page/none.py": tmp_path / "no"}) == 1
-    assert drawer.draw_ahead({"page/x.py": approved}) == 0  # already in the cache
-    assert drawer.figure(Picture("graph", 3, data), Snip(), 1) == fresh
-    assert (drawing.STATS.drawn, drawing.STATS.cached) == (1, 0)
-    assert drawer.figure(Picture("graph", 3, data), Snip(), 1) == fresh  # shown a second time: reused
-    assert (drawing.STATS.drawn, drawing.STATS.cached) == (1, 1)
