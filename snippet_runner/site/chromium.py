@@ -20,8 +20,8 @@ import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from pathlib import Path
 
@@ -50,7 +50,6 @@ FLAGS = (
 )
 
 
-Launch = Callable[[], AbstractContextManager["Browser"]]  # what gives a browser: launch, or one launched before
 
 
 class ChromiumNotFound(RuntimeError):

@@ -53,12 +53,6 @@ RECORDS = Path(".cache") / "site-builds"  # under the project: one record per si
 STAGING, RETIRED = ".staging-", ".retired-"  # build.py's folders beside the site: <site>.staging-<random>
 
 
-def site_of(folder: Path) -> Path:
-    """The site folder that ``folder`` is being built for: itself, or the site its staging folder
-    will replace (a plugin sees the staging folder as its site_dir)."""
-    return folder.with_name(folder.name.split(STAGING)[0]) if STAGING in folder.name else folder
-
-
 def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
     """The key of everything a build of ``project`` into ``site_dir`` reads."""
     digest = hashlib.blake2b(digest_size=20)
