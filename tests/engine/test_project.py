@@ -72,25 +72,3 @@ def test_accept_build_and_the_chapter_list_follow_another_snippets_folder(scratc
     scratch.write("examples/page/hello.py", "print('changed')\n")
     code, log = scratch.build()
     assert code != 0 and "output differs from the approved examples/page/hello.out" in log
-
-
-def test_the_snippets_come_in_the_order_a_build_reads_them(scratch):
-    """What ``make site`` sends the worker before MkDocs loads (``start_early``): the notebooks'
-    scripts first, then each snippet by the first page that shows it, in MkDocs' order of its
-    files (a folder's own files before its subfolders', its index first)."""
-    scratch.write("mkdocs.yml", CONFIG)
-    for name in ("one", "two", "three", "four"):
-        scratch.write(f"examples/page/{name}.py", f"print('{name}')\n")
-    scratch.write("examples/lessons/lesson_1.py", "# %%\nprint('lesson')\n")
-    scratch.write("docs/sub/index.md", "{{ run page/four.py }}\n")
-    scratch.write("docs/b.md", "{{ run page/three.py }}\n\n{{ run page/one.py }}\n")
-    scratch.write("docs/a.md", "{{ run page/two.py }}\n")
-    scratch.write("docs/index.md", "{{ run page/one.py }}\n")
-    project = Project.load(scratch.root / "mkdocs.yml")
-    assert project.in_read_order() == [
-        "lessons/lesson_1.py",
-        "page/one.py",
-        "page/two.py",
-        "page/three.py",
-        "page/four.py",
-    ]
