@@ -5,8 +5,8 @@ x = torch.tensor(2.0, requires_grad=True)
 
 # The forward pass records y = x ** 2 in the graph.
 y = x ** 2
-print("x.grad before backward():", x.grad)
 
 # The backward pass fills x.grad with dy/dx = 2x.
 y.backward()
-print("x.grad after backward(): ", x.grad)
+
+print(x.grad)
