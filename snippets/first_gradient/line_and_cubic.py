@@ -10,4 +10,4 @@ print("y = 4x at x = 5:  x.grad =", x.grad)
 x = torch.tensor(3.0, requires_grad=True)
 y = x ** 3
 y.backward()   # dy/dx = 3x²
-print("y = x³ at x = 3:  x.grad =", x.grad, " y =", y.detach())
+print("y = x³ at x = 3:  x.grad =", x.grad, " y =", y.item())
