@@ -1,7 +1,7 @@
 import torch
 
-# Each function has a kink or a vertical tangent at 0. What does
-# autograd give as its derivative there?
+# Each function has a corner or a vertical tangent at 0. What does
+# autograd give as its derivative there, and on either side?
 functions = {
     "relu(x)": torch.relu,
     "abs(x)": torch.abs,
@@ -10,7 +10,9 @@ functions = {
     "sqrt(x)": torch.sqrt,
 }
 
+print("at x = [-1, 0, 2]:")
 for name, f in functions.items():
-    x = torch.tensor(0.0, requires_grad=True)
-    f(x).backward()
-    print(f"{name:15s} at 0: value {f(x).item()}, gradient {x.grad.item()}")
+    x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    y = f(x)
+    y.sum().backward()
+    print(f"{name:15s} value {y.detach()}, gradient {x.grad}")

@@ -39,7 +39,8 @@ for step in [0, 19, 39, 59, 79, 99]:
           f"   network {network_losses[step]:.4f}")
 
 with torch.no_grad():
-    print("network's outputs:", network(inputs).flatten().round(decimals=3))
+    print("linear model's outputs:", linear(inputs).flatten().round(decimals=3))
+    print("network's outputs:     ", network(inputs).flatten().round(decimals=3))
 
 print("parameters and the shapes of their gradients:")
 for name, p in network.named_parameters():
