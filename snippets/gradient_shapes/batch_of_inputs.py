@@ -2,7 +2,8 @@ import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
-layer = nn.Linear(3, 2)          # weight has shape (2, 3): (outputs, inputs)
+# weight has shape (2, 3): (outputs, inputs)
+layer = nn.Linear(3, 2)
 inputs = torch.randn(5, 3)       # a batch of 5 examples
 targets = torch.randn(5, 2)
 
@@ -11,7 +12,8 @@ loss = ((outputs - targets) ** 2).sum()
 loss.backward()
 
 for name, p in layer.named_parameters():
-    print(f"{name}: shape {tuple(p.shape)}, grad shape {tuple(p.grad.shape)}")
+    print(f"{name}: shape {tuple(p.shape)},"
+          f" grad shape {tuple(p.grad.shape)}")
 
 # One delta row per example; the batch is summed away:
 # dloss/dW = delta^T inputs, (2, 5) @ (5, 3) = (2, 3)

@@ -21,5 +21,6 @@ delta = 2 * (y.detach() - target)
 print("delta =", delta)
 print("delta x^T:")
 print(torch.outer(delta, x))
-print("W.grad equals delta x^T:", torch.allclose(W.grad, torch.outer(delta, x)))
+print("W.grad equals delta x^T:",
+      torch.allclose(W.grad, torch.outer(delta, x)))
 print("b.grad =", b.grad, " equals delta:", torch.allclose(b.grad, delta))

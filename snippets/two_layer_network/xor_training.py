@@ -1,4 +1,4 @@
-# snippet: curves linear_losses="linear model" network_losses="two layers with ReLU"
+# snippet: curves linear_losses="linear model" net_losses="2 layers, ReLU"
 # snippet: curves xlabel=step ylabel="loss (MSE)"
 import torch
 import torch.nn as nn
@@ -27,21 +27,23 @@ linear = nn.Linear(2, 1)
 linear_losses = train(linear)
 
 torch.manual_seed(0)
-network = nn.Sequential(
+net = nn.Sequential(
     nn.Linear(2, 8),   # hidden layer: 8 units
     nn.ReLU(),         # the nonlinearity
     nn.Linear(8, 1),   # output layer
 )
-network_losses = train(network)
+net_losses = train(net)
 
 for step in [0, 19, 39, 59, 79, 99]:
     print(f"step {step + 1:3d}: linear {linear_losses[step]:.4f}"
-          f"   network {network_losses[step]:.4f}")
+          f"   network {net_losses[step]:.4f}")
 
 with torch.no_grad():
-    print("linear model's outputs:", linear(inputs).flatten().round(decimals=3))
-    print("network's outputs:     ", network(inputs).flatten().round(decimals=3))
+    linear_outputs = linear(inputs).flatten()
+    net_outputs = net(inputs).flatten()
+print("linear model's outputs:", linear_outputs.round(decimals=3))
+print("network's outputs:     ", net_outputs.round(decimals=3))
 
 print("parameters and the shapes of their gradients:")
-for name, p in network.named_parameters():
+for name, p in net.named_parameters():
     print(f"  {name}: {tuple(p.shape)}, grad {tuple(p.grad.shape)}")
