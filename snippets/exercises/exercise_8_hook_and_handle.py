@@ -20,13 +20,13 @@ import torch
 
 w = torch.tensor(0.5, requires_grad=True)
 
-# handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
+# handle = w.register_hook(lambda g: g.clamp(-1, 1))
 # loss = (4 * w - 10) ** 2
 # loss.backward()
 # print(w.grad)                    clipped
 # handle.remove()
 # w.grad = None
-# ...                              the same loss and backward again
+# ...                    the same loss and backward again
 # print(w.grad)                    not clipped
 
 print("w.grad before anything:", w.grad)
