@@ -16,7 +16,7 @@ from snippet_runner.markdown.notebooks import to_notebook
 EXERCISES = "exercises/exercise_{}.py"
 
 
-def solution_output(fresh_runs, name: str) -> str:
+def tagged_output(fresh_runs, name: str, tag: str) -> str:
     outcome = fresh_runs[EXERCISES.format(name)]
     if isinstance(outcome, Exception):
         pytest.fail(str(outcome), pytrace=False)
@@ -24,10 +24,14 @@ def solution_output(fresh_runs, name: str) -> str:
     texts = [
         "".join(out.get("text", "") for out in cell["outputs"])
         for cell in notebook["cells"]
-        if cell["cell_type"] == "code" and "solution" in cell["metadata"].get("tags", [])
+        if cell["cell_type"] == "code" and tag in cell["metadata"].get("tags", [])
     ]
-    assert texts, "no solution cell found"
+    assert texts, f"no {tag} cell found"
     return "".join(texts)
+
+
+def solution_output(fresh_runs, name: str) -> str:
+    return tagged_output(fresh_runs, name, "solution")
 
 
 def test_exercise_1_basic_gradient_is_4_75(fresh_runs):
@@ -94,10 +98,7 @@ def test_exercise_10_fixed_loop_learns_what_the_broken_one_could_not(fresh_runs)
 
 def test_exercise_10_scaffold_shows_the_bug(fresh_runs):
     """The scaffold is the broken loop: its loss must not move, or there is no bug to find."""
-    outcome = fresh_runs[EXERCISES.format("10_find_the_bug")]
-    notebook = nbformat.reads(to_notebook(outcome), as_version=4)
-    (scaffold,) = [c for c in notebook["cells"] if "scaffold" in c["metadata"].get("tags", [])]
-    text = "".join(out.get("text", "") for out in scaffold["outputs"])
+    text = tagged_output(fresh_runs, "10_find_the_bug", "scaffold")
     losses = set(re.findall(r"loss ([\d.]+)", text))
     assert len(losses) == 1, text
 
