@@ -32,9 +32,8 @@ for step in range(5):
 # %% [markdown]
 # ## Solution
 #
-# `optimizer.zero_grad()` ran between `backward()` and `step()`: it threw the fresh
-# gradients away (by default it sets every `.grad` to `None`), so `step()` had nothing to
-# apply. Clear the gradients *before* the backward pass, not after it.
+# The solution prints what the broken order leaves for `step()`, then runs the corrected
+# loop. Its comments name the line that was in the wrong place.
 
 # %% tags=["solution"]
 import torch
@@ -55,6 +54,10 @@ optimizer.zero_grad()
 print("broken order, weight.grad before step():",
       model.weight.grad)
 
+# The bug: zero_grad() ran between backward() and step(). It
+# threw the fresh gradients away (by default it sets every .grad
+# to None), so step() had nothing to apply. Clear them BEFORE
+# the backward pass instead:
 for step in range(30):
     optimizer.zero_grad()  # clear the previous step's gradients
     loss = loss_function(model(inputs), targets)
@@ -70,10 +73,8 @@ print(f"learned: weight {model.weight.item():.4f},"
 # ## How to find such a bug
 #
 # A loss that does not move at all, not even a little, means that the parameters did not
-# change. Either the update never happens, or it has no gradient to apply. Printing
-# `model.weight.grad` right before `optimizer.step()` in the broken order shows `None`
-# (the solution's first line of output): the gradients were cleared between `backward()`
-# and `step()`.
+# change. Either the update never happens, or it has no gradient to apply. Print the
+# gradients right before `optimizer.step()` to tell the two apart.
 #
 # The order that works is the one from "The training loop" page: clear, forward,
 # backward, step. `zero_grad()` may also come last, after `step()`, as long as it

@@ -41,7 +41,7 @@ print("dy/dx at x = 1.5:", x.grad)
 print("by hand, 3x^2 - 2:", 3 * 1.5 ** 2 - 2)
 
 # %% [markdown]
-# ## Why the answer is 4.75
+# ## Checking the answer by hand
 #
 # The power rule, term by term:
 #

@@ -40,7 +40,7 @@ print("dz/dx from autograd:", x.grad)
 print("dz/dx by hand, 6 * (2x - 1)^2:", 6 * (2 * 2.0 - 1) ** 2)
 
 # %% [markdown]
-# ## Why the answer is 54
+# ## Checking the answer by hand
 #
 # $z$ depends on $x$ only through $u$, so the chain rule multiplies the two local derivatives:
 #

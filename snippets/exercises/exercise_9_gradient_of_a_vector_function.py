@@ -42,7 +42,7 @@ print("x / |x| =", by_hand)
 print("equal:", torch.allclose(x.grad, by_hand))
 
 # %% [markdown]
-# ## Why the gradient is [0.6, 0.8]
+# ## Checking the gradient by hand
 #
 # Each partial derivative follows from the chain rule through the square root:
 #
