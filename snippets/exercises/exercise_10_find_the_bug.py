@@ -29,7 +29,7 @@ for step in range(5):
     optimizer.step()
     print(f"step {step + 1}: loss {loss.item():.4f}")
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # The solution prints what the broken order leaves for `step()`, then runs the corrected
@@ -69,7 +69,7 @@ for step in range(30):
 print(f"learned: weight {model.weight.item():.4f},"
       f" bias {model.bias.item():.4f}")
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## How to find such a bug
 #
 # A loss that does not move at all, not even a little, means that the parameters did not

@@ -43,7 +43,7 @@ class Sigmoid(torch.autograd.Function):
 print("Sigmoid is a Function:",
       issubclass(Sigmoid, torch.autograd.Function))
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # Saving the output rather than the input lets `backward` use the neat formula
@@ -79,7 +79,7 @@ x2 = torch.tensor([-2.0, 0.0, 1.0], requires_grad=True)
 (torch.sigmoid(x2) * 3).sum().backward()
 print("x.grad with torch.sigmoid: ", x2.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## What happened
 #
 # `gradcheck` nudged each element of the double-precision input, measured how the output

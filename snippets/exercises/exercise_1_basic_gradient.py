@@ -23,7 +23,7 @@ x = torch.tensor(1.5, requires_grad=True)
 
 print("x.grad before any backward pass:", x.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # One line builds the function, one line differentiates it, and the result lands in `x.grad`.
@@ -40,7 +40,7 @@ print("y =", y.item())
 print("dy/dx at x = 1.5:", x.grad)
 print("by hand, 3x^2 - 2:", 3 * 1.5 ** 2 - 2)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Checking the answer by hand
 #
 # The power rule, term by term:

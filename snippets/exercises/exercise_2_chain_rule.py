@@ -20,7 +20,7 @@ x = torch.tensor(2.0, requires_grad=True)
 # z.backward()     differentiate z with respect to its inputs
 # print(x.grad)    compare with your answer on paper
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # Build the two steps exactly as written; autograd records both and chains their derivatives.
@@ -39,7 +39,7 @@ print("u =", u.item(), " z =", z.item())
 print("dz/dx from autograd:", x.grad)
 print("dz/dx by hand, 6 * (2x - 1)^2:", 6 * (2 * 2.0 - 1) ** 2)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Checking the answer by hand
 #
 # $z$ depends on $x$ only through $u$, so the chain rule multiplies the two local derivatives:

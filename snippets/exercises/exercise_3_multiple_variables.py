@@ -22,7 +22,7 @@ y = torch.tensor(-1.0, requires_grad=True)
 # print(x.grad)    the partial derivative of z with respect to x
 # print(y.grad)    the partial derivative of z with respect to y
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # Both `x` and `y` are leaf tensors with `requires_grad=True`, so after one call to
@@ -42,7 +42,7 @@ print("dz/dx:", x.grad, " expected 2xy =", 2 * 3.0 * -1.0)
 print("dz/dy:", y.grad,
       " expected x^2 + 3y^2 =", 3.0 ** 2 + 3 * (-1.0) ** 2)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Checking the partial derivatives
 #
 # Treat the other variable as a constant when you differentiate:

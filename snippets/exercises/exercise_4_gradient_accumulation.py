@@ -31,7 +31,7 @@ x = torch.tensor(1.5, requires_grad=True)
 # x.grad.zero_()
 # print(x.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # Each pass builds a fresh graph, so the second `backward()` is allowed.
@@ -55,7 +55,7 @@ print("After x.grad.zero_():          ", x.grad)
 zero = torch.tensor(0.0)
 print("Reset to tensor(0.)?", torch.equal(x.grad, zero))
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## What happened
 #
 # Each pass computes the same derivative, $\frac{dy}{dx} = 2x + 5 = 2 \times 1.5 + 5 = 8$.

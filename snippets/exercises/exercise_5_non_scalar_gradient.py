@@ -24,7 +24,7 @@ x = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
 # y.backward(torch.ones_like(y))   a gradient for each element
 # print(x.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # `torch.ones_like(y)` has the same shape as `y` and is filled with ones, so every element
@@ -43,7 +43,7 @@ print("x.grad:", x.grad)
 expected = 3 * x.detach() ** 2
 print("matches 3 * x ** 2?", torch.equal(x.grad, expected))
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Why an argument is needed
 #
 # Each element depends only on its own input, $y_i = x_i^3$, so the Jacobian is diagonal.

@@ -50,7 +50,7 @@ for step in range(20):
 # Unchanged until the loop does something:
 print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # The update is wrapped in `torch.no_grad()` so that it is not recorded in the graph, and
@@ -91,7 +91,7 @@ for step in range(20):
 
 print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## What the loop did
 #
 # With $N$ training points the loss and its gradients are

@@ -37,7 +37,7 @@ loss = h ** 2
 
 print("h is a leaf?", h.is_leaf)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # `retain_grad()` must come before the backward pass. `retain_graph=True` on the first call
@@ -65,7 +65,7 @@ try:
 except RuntimeError as error:
     print("third pass:", str(error)[:50])
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## What happened
 #
 # At $x = 1.5$ the intermediate value is $h = 2.25 - 4 = -1.75$. By the chain rule:

@@ -31,7 +31,7 @@ w = torch.tensor(0.5, requires_grad=True)
 
 print("w.grad before anything:", w.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # A hook that returns a tensor replaces the gradient with it. After `handle.remove()`
@@ -53,7 +53,7 @@ loss = (4 * w - 10) ** 2
 loss.backward()
 print("after handle.remove():  w.grad =", w.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## What happened
 #
 # The gradient of the loss is

@@ -23,7 +23,7 @@ x = torch.tensor([3.0, 4.0], requires_grad=True)
 
 print("x has shape", tuple(x.shape))
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # `f` is a scalar, so `backward()` needs no argument, and `x.grad` has the shape of `x`.
@@ -41,7 +41,7 @@ by_hand = x.detach() / f.detach()
 print("x / |x| =", by_hand)
 print("equal:", torch.allclose(x.grad, by_hand))
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Checking the gradient by hand
 #
 # Each partial derivative follows from the chain rule through the square root:

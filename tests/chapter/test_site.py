@@ -105,7 +105,12 @@ def test_exercise_notebook_page(built_site, page):
     name = page.rsplit("/", 1)[1]
     assert f'href="{name}" download' in text
     assert (html_path(built_site, page).parent / name).is_file()
-    assert text.count('<details class="solution">') >= 1
+    # One fold holds the solution's text, its code and the explanation after it: the page's last
+    # heading (the explanation's) is inside it, and nothing of the solution stays outside.
+    assert text.count('<details class="solution">') == 1
+    fold = re.search(r'<details class="solution">.*</details>', text, re.S)
+    assert fold and fold.start() < text.rindex("<h2") < fold.end()
+    assert "celltag_solution" not in text[: fold.start()] + text[fold.end() :]
     assert not re.search(r'<script[^>]+src="https?://', text)
     assert "mathjax" not in text.lower()
 
@@ -308,7 +313,7 @@ def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):
         "does not require grad and does not have a grad_fn",  # an error
         "gradient arriving at y: tensor(12.)",  # register_hook
         "d loss / d y = tensor(12.)",  # torch.autograd.grad
-        "gradcheck(BuggySquare): False",  # gradcheck
+        "gradcheck(f): True",  # gradcheck
         "Error detected in SqrtBackward0",  # set_detect_anomaly
     ]:
         assert expected in shown, expected
