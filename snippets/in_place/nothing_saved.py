@@ -1,6 +1,6 @@
 import torch
 
-x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
 
 # Multiplying by a constant saves nothing that the in-place add changes
 y = x * 3
