@@ -34,6 +34,12 @@ CALLS = {
     "optimizer.zero_grad()": (r"optimizer\.zero_grad\(", "optimizer.zero_grad()"),
     ".item()": (r"\.item\(", ".item()"),
     "torch.manual_seed": (r"torch\.manual_seed\(", "torch.manual_seed"),
+    "named_parameters()": (r"\.named_parameters\(", "named_parameters()"),
+    "torch.dot": (r"torch\.dot\(", "torch.dot"),
+    "torch.outer": (r"torch\.outer\(", "torch.outer"),
+    "nn.Sequential": (r"nn\.Sequential\(", "nn.Sequential"),
+    "torch.autograd.Function": (r"autograd\.Function\b", "torch.autograd.Function"),
+    "gradcheck": (r"gradcheck\(", "gradcheck"),
 }
 
 
