@@ -11,6 +11,7 @@ print("x * 3, then += 1:  x.grad =", x.grad)
 # x * x saves x, but the in-place add changes its output h, not x
 x.grad = None
 h = x * x
+print("x * x saved x itself:", h.grad_fn._saved_self is x)
 h += 1
 h.sum().backward()
 print("x * x, then += 1:  x.grad =", x.grad)
