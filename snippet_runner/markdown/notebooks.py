@@ -152,22 +152,29 @@ def _inline_picture(match: re.Match) -> str:
 def _fold_cells(html: str, css_class: str, summary: str) -> str:
     """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block.
 
-    nbconvert marks a tagged cell with a ``celltag_<tag>`` class on the cell's outer ``<div>``; we
-    find its matching ``</div>`` by counting nesting. (No HTML parser is installed in the build's
-    environment, and this is the one structural edit we make.)
+    nbconvert marks a tagged cell with a ``celltag_<tag>`` class: on the cell's outer ``<div>`` for
+    a code cell, but on the rendered Markdown inside the cell for a Markdown cell. So the block
+    folds the outermost enclosing ``jp-Notebook-cell`` ``<div>`` of each tagged element (the element
+    itself when no cell encloses it), found by counting nesting; a solution's text, its code and the
+    explanation after it, tagged alike, then sit side by side and fold as one. (No HTML parser is
+    installed in the build's environment, and this is the one structural edit we make.)
     """
     spans = []
-    depth, start = 0, None
+    stack: list[tuple[int, bool]] = []  # each open <div>: its start, and whether it is a notebook cell
+    target: tuple[int, int] | None = None  # the cell being folded: its start and its depth
     for match in _DIV.finditer(html):
         if match.group(0) == "</div>":
-            depth -= 1
-            if start is not None and depth == start[1]:
-                spans.append((start[0], match.end()))
-                start = None
-        else:
-            if start is None and re.search(rf'class="[^"]*\b{css_class}\b', match.group(0)):
-                start = (match.start(), depth)
-            depth += 1
+            if stack:
+                stack.pop()
+            if target is not None and len(stack) == target[1]:
+                spans.append((target[0], match.end()))
+                target = None
+            continue
+        tag = match.group(0)
+        stack.append((match.start(), bool(re.search(r'class="[^"]*\bjp-Notebook-cell\b', tag))))
+        if target is None and re.search(rf'class="[^"]*\b{css_class}\b', tag):
+            depth = next((d for d, (_, is_cell) in enumerate(stack) if is_cell), len(stack) - 1)
+            target = (stack[depth][0], depth)
     merged: list[list[int]] = []
     for begin, end in spans:
         if merged and not html[merged[-1][1] : begin].strip():

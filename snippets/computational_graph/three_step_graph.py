@@ -7,6 +7,14 @@ y = x * 3
 z = y + 4
 loss = z ** 2
 
-loss.backward()
+# Start at the loss and follow the first parent of each node back to x.
+node = loss.grad_fn
+while node is not None:
+    print(type(node).__name__)
+    parents = [
+        parent for parent, _ in node.next_functions if parent is not None
+    ]
+    node = parents[0] if parents else None
 
-print(x.grad)
+loss.backward()
+print("x.grad:", x.grad)

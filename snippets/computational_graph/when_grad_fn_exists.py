@@ -16,5 +16,9 @@ with torch.no_grad():
     describe("x * c in no_grad()", x * c)   # tracking switched off
 with torch.inference_mode():
     describe("x * c in inference", x * c)   # the same, with less overhead
-describe("x.detach() * c", x.detach() * c)  # a copy cut off the graph
+describe("x.detach() * c", x.detach() * c)  # cut off the graph
 describe("x (a leaf)", x)
+
+# detach() makes no copy: the result reads the same memory as x.
+d = x.detach()
+print("x.detach() shares x's storage:", d.data_ptr() == x.data_ptr())

@@ -3,27 +3,27 @@
 #
 # **Level:** Beginner
 #
-# Make PyTorch compute your first derivative.
+# Make PyTorch compute a derivative for you.
 #
-# 1. Create a scalar tensor `x` holding `5.0` that tracks gradients (`requires_grad=True`).
-# 2. Build `y = x ** 2`.
+# 1. Create a scalar tensor `x` holding `1.5` that tracks gradients (`requires_grad=True`).
+# 2. Build `y = x ** 3 - 2 * x`.
 # 3. Call `y.backward()` to run the backward pass.
-# 4. Print `x.grad`, which now holds $\frac{dy}{dx}$ at $x = 5$.
+# 4. Print `x.grad`, which now holds $\frac{dy}{dx}$ at $x = 1.5$.
 #
 # Before you run anything, work out on paper what the answer should be.
 
 # %% tags=["scaffold"]
 import torch
 
-x = torch.tensor(5.0, requires_grad=True)
+x = torch.tensor(1.5, requires_grad=True)
 
-# y = ...          build y = x ** 2 here
+# y = ...          build y = x ** 3 - 2 * x here
 # y.backward()     then start the backward pass from y
 # print(x.grad)    and read the gradient stored on x
 
 print("x.grad before any backward pass:", x.grad)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # One line builds the function, one line differentiates it, and the result lands in `x.grad`.
@@ -31,21 +31,22 @@ print("x.grad before any backward pass:", x.grad)
 # %% tags=["solution"]
 import torch
 
-x = torch.tensor(5.0, requires_grad=True)
-y = x ** 2
+x = torch.tensor(1.5, requires_grad=True)
+y = x ** 3 - 2 * x
 
 y.backward()
 
 print("y =", y.item())
-print("dy/dx at x = 5:", x.grad)
+print("dy/dx at x = 1.5:", x.grad)
+print("by hand, 3x^2 - 2:", 3 * 1.5 ** 2 - 2)
 
-# %% [markdown]
-# ## Why the answer is 10
+# %% [markdown] tags=["solution"]
+# ## Checking the answer by hand
 #
-# The power rule gives the derivative of $y = x^2$:
+# The power rule, term by term:
 #
 # $$
-# \frac{dy}{dx} = 2x = 2 \times 5 = 10
+# \frac{dy}{dx} = 3x^2 - 2 = 3 \times 2.25 - 2 = 4.75
 # $$
 #
 # `backward()` found the same number by walking the graph from `y` back to `x`,

@@ -3,53 +3,53 @@
 #
 # **Level:** Beginner
 #
-# Let autograd apply the chain rule through two operations.
+# Let autograd apply the chain rule through an intermediate tensor.
 #
 # 1. Create `x = 2.0` with `requires_grad=True`.
-# 2. Build an intermediate `y = 3 * x + 4`, then `z = y ** 2`.
+# 2. Build an intermediate `u = 2 * x - 1`, then `z = u ** 3`.
 # 3. Call `z.backward()`.
-# 4. Print `x.grad` and check that it equals **60**.
+# 4. Print `x.grad` and check it against the chain rule worked out by hand.
 
 # %% tags=["scaffold"]
 import torch
 
 x = torch.tensor(2.0, requires_grad=True)
 
-# y = ...          the inner function, 3 * x + 4
-# z = ...          the outer function, y squared
+# u = ...          the inner function, 2 * x - 1
+# z = ...          the outer function, u cubed
 # z.backward()     differentiate z with respect to its inputs
-# print(x.grad)    should print 60
+# print(x.grad)    compare with your answer on paper
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # Build the two steps exactly as written; autograd records both and chains their derivatives.
-# The last line compares the result with the derivative worked out by hand, $6(3x + 4)$.
+# The last line compares the result with the derivative worked out by hand, $6(2x - 1)^2$.
 
 # %% tags=["solution"]
 import torch
 
 x = torch.tensor(2.0, requires_grad=True)
-y = 3 * x + 4
-z = y ** 2
+u = 2 * x - 1
+z = u ** 3
 
 z.backward()
 
-print("y =", y.item(), " z =", z.item())
+print("u =", u.item(), " z =", z.item())
 print("dz/dx from autograd:", x.grad)
-print("dz/dx by hand, 6 * (3x + 4):", 6 * (3 * x.item() + 4))
+print("dz/dx by hand, 6 * (2x - 1)^2:", 6 * (2 * 2.0 - 1) ** 2)
 
-# %% [markdown]
-# ## Why the answer is 60
+# %% [markdown] tags=["solution"]
+# ## Checking the answer by hand
 #
-# $z$ depends on $x$ only through $y$, so the chain rule multiplies the two local derivatives:
-#
-# $$
-# \frac{dz}{dx} = \frac{dz}{dy} \cdot \frac{dy}{dx} = 2y \cdot 3 = 6(3x + 4)
-# $$
-#
-# At $x = 2$ the inner value is $y = 3 \times 2 + 4 = 10$, so
+# $z$ depends on $x$ only through $u$, so the chain rule multiplies the two local derivatives:
 #
 # $$
-# \frac{dz}{dx} = 2 \times 10 \times 3 = 60
+# \frac{dz}{dx} = \frac{dz}{du} \cdot \frac{du}{dx} = 3u^2 \cdot 2 = 6(2x - 1)^2
+# $$
+#
+# At $x = 2$ the inner value is $u = 2 \times 2 - 1 = 3$, so
+#
+# $$
+# \frac{dz}{dx} = 3 \times 3^2 \times 2 = 54
 # $$

@@ -3,10 +3,10 @@
 #
 # **Level:** Intermediate
 #
-# One backward pass can fill the gradients of several inputs at once.
+# One backward pass fills the gradients of several inputs at once.
 #
-# 1. Create two tensors that track gradients: `x = 4.0` and `y = 5.0`.
-# 2. Build `z = x * y + x`.
+# 1. Create two tensors that track gradients: `x = 3.0` and `y = -1.0`.
+# 2. Build `z = x ** 2 * y + y ** 3`.
 # 3. Call `z.backward()`.
 # 4. Print `x.grad` and `y.grad`, and check them against the partial derivatives
 #    you work out by hand.
@@ -14,15 +14,15 @@
 # %% tags=["scaffold"]
 import torch
 
-x = torch.tensor(4.0, requires_grad=True)
-y = torch.tensor(5.0, requires_grad=True)
+x = torch.tensor(3.0, requires_grad=True)
+y = torch.tensor(-1.0, requires_grad=True)
 
-# z = ...          build z = x * y + x
+# z = ...          build z = x ** 2 * y + y ** 3
 # z.backward()     one backward pass
 # print(x.grad)    the partial derivative of z with respect to x
 # print(y.grad)    the partial derivative of z with respect to y
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # Both `x` and `y` are leaf tensors with `requires_grad=True`, so after one call to
@@ -31,27 +31,28 @@ y = torch.tensor(5.0, requires_grad=True)
 # %% tags=["solution"]
 import torch
 
-x = torch.tensor(4.0, requires_grad=True)
-y = torch.tensor(5.0, requires_grad=True)
+x = torch.tensor(3.0, requires_grad=True)
+y = torch.tensor(-1.0, requires_grad=True)
 
-z = x * y + x
+z = x ** 2 * y + y ** 3
 z.backward()
 
 print("z =", z.item())
-print("dz/dx:", x.grad, " expected y + 1 =", y.item() + 1)
-print("dz/dy:", y.grad, " expected x =", x.item())
+print("dz/dx:", x.grad, " expected 2xy =", 2 * 3.0 * -1.0)
+print("dz/dy:", y.grad,
+      " expected x^2 + 3y^2 =", 3.0 ** 2 + 3 * (-1.0) ** 2)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Checking the partial derivatives
 #
 # Treat the other variable as a constant when you differentiate:
 #
 # $$
 # \begin{aligned}
-# \frac{\partial z}{\partial x} &= y + 1 = 5 + 1 = 6 \\
-# \frac{\partial z}{\partial y} &= x = 4
+# \frac{\partial z}{\partial x} &= 2xy = 2 \times 3 \times (-1) = -6 \\
+# \frac{\partial z}{\partial y} &= x^2 + 3y^2 = 9 + 3 = 12
 # \end{aligned}
 # $$
 #
-# `x` appears twice in $z$ (once in the product, once on its own), and autograd adds
-# the contributions of both paths, which is where the $+1$ comes from.
+# `y` appears twice in $z$ (once in the product, once in the cube), and autograd adds
+# the contributions of both paths: $x^2 = 9$ from the product and $3y^2 = 3$ from the cube.

@@ -3,8 +3,8 @@
 #
 # **Level:** Advanced
 #
-# Train the linear model $\hat{y} = wx + b$ until it has learned $y = 2x$,
-# that is until $w \approx 2$ and $b \approx 0$.
+# Train the linear model $\hat{y} = wx + b$ until it has learned $y = 1 - 3x$,
+# that is until $w \approx -3$ and $b \approx 1$.
 #
 # Write a loop that, on every iteration:
 #
@@ -26,9 +26,9 @@ import torch
 # w and b start from random values; the seed makes them repeat.
 torch.manual_seed(0)
 
-# Training data: five inputs and their targets from y = 2x
+# Training data: five inputs and their targets from y = 1 - 3x
 x = torch.tensor([[-2.0], [-1.0], [0.0], [1.0], [2.0]])
-y = 2 * x
+y = 1 - 3 * x
 
 w = torch.randn(1, requires_grad=True)
 b = torch.randn(1, requires_grad=True)
@@ -50,7 +50,7 @@ for step in range(20):
 # Unchanged until the loop does something:
 print(f"After training:  w={w.item():.4f}, b={b.item():.4f}")
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## Solution
 #
 # The update is wrapped in `torch.no_grad()` so that it is not recorded in the graph, and
@@ -63,7 +63,7 @@ import torch
 torch.manual_seed(0)
 
 x = torch.tensor([[-2.0], [-1.0], [0.0], [1.0], [2.0]])
-y = 2 * x
+y = 1 - 3 * x
 
 w = torch.randn(1, requires_grad=True)
 b = torch.randn(1, requires_grad=True)
@@ -91,7 +91,7 @@ for step in range(20):
 
 print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # ## What the loop did
 #
 # With $N$ training points the loss and its gradients are
@@ -111,12 +111,12 @@ print(f"Learned: w={w.item():.4f}, b={b.item():.4f}")
 # and each iteration moves the parameters a small step against them:
 # $w \leftarrow w - \eta \frac{\partial L}{\partial w}$, $b \leftarrow b - \eta \frac{\partial L}{\partial b}$
 # with learning rate $\eta = 0.1$. The loss shrinks on every iteration and, after 20 of them,
-# $w$ is essentially 2 and $b$ essentially 0.
+# $w$ is essentially $-3$ and $b$ close to 1.
 #
 # **Why these inputs?** They are centered on zero ($\sum_i x_i = 0$), so a change in $b$ does not
 # disturb the gradient of $w$ and the other way round. Gradient descent then settles both within
 # 20 iterations, few enough to print every one. Try
 # `x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])` instead: with inputs that are all positive,
-# $w$ and $b$ are coupled, $b$ creeps towards 0 much more slowly, and it takes a few hundred
-# iterations (for example 300 at a learning rate of 0.05) to reach the same accuracy.
+# $w$ and $b$ are coupled, $b$ creeps towards 1 much more slowly, and it takes a few hundred
+# iterations (about 300 at a learning rate of 0.05) to come about as close.
 # If you try it, print only every 10th or 20th iteration.

@@ -89,7 +89,7 @@ def test_navigation_links_work(context):
     assert page.locator("article h1").inner_text().rstrip("¶").strip() == "The chain rule"
     page.locator("a.md-footer__link--next").click()
     page.wait_for_load_state("load")
-    assert page.url.endswith("first-gradient.html")
+    assert page.url.endswith("computational-graph.html")
 
 
 def test_code_copy_button_copies(context):

@@ -8,6 +8,7 @@ lines wrap instead of being cut off, and headings print in the body text's colou
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from mkdocs.config import load_config
 from pypdf import PdfReader
 from pypdf.generic import IndirectObject
-from real_chapter import approved_last_line, approved_output
+from real_chapter import SNIPPETS, approved_last_line, approved_output
 
 from .pages import wait_until_rendered
 from .pdf_text import PdfText, read, squash
@@ -260,11 +261,21 @@ def font_names(pdf):
     return [name for name, _ in all_fonts(pdf)]
 
 
+def chain_rule_drawn() -> str:
+    """The chain rule picture's lowest labels, with the values of its approved data (not the
+    chapter's numbers): what reaches MulBackward0, and the leaf x with its value and gradient."""
+    (picture,) = json.loads((SNIPPETS / "chain_rule/autograd_check.pictures.json").read_text())
+    names = {node["id"]: node for node in picture["nodes"]}
+    into_mul = next(e["grad"] for e in picture["edges"] if names[e["to"]]["name"] == "MulBackward0")
+    x = next(node for node in picture["nodes"] if node.get("name") == "x")
+    return f"MulBackward0 {into_mul} AccumulateGrad {x['grad']} x = {x['value']} leaf · .grad = {x['grad']}"
+
+
 def test_pictures_print_as_text_with_their_real_values(text):
     # Text that only the graphs' SVG carries (node labels, as drawn from the runs), found in the
     # PDF's text layer: the pictures were printed as vectors with real text, not as images.
     for drawn in [
-        "MulBackward0 20 AccumulateGrad 60 x = 2 leaf · .grad = 60",  # chain rule: 20 to u's node, 60 at x
+        chain_rule_drawn(),  # chain rule: what reaches u's node, and x's gradient
         "y = 6 not a leaf · retain_grad() · .grad = 12",  # a retained non-leaf shows its gradient
         "not a leaf · .grad not kept",  # one that did not retain shows none
         "saved self = 2 (freed)",  # what the first backward() frees

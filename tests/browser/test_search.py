@@ -30,7 +30,7 @@ EXPECTED = {
         {"clearing-a-whole-model-with-optimizerzero_grad", "zero_grad-sets-gradients-to-none-by-default"},
     ),
     "requires_grad": ("first-gradient.html", {"three-steps-in-pytorch-starting-with-requires_grad"}),
-    "backward": ("backward.html", {"what-backward-does"}),
+    "backward": ("first-gradient.html", {"what-backward-does"}),
     "grad_fn": ("computational-graph.html", {"looking-at-the-recorded-graph-through-grad_fn"}),
     "tensor(60.": ("chain-rule.html", {"letting-autograd-find-the-60"}),
 }

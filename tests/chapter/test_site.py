@@ -50,13 +50,11 @@ def test_every_page_is_in_the_navigation_and_built(built_site):
 # What the chapter states, and the page that must show it as real output.
 CHAPTER_OUTPUTS = [
     ("first-gradient.md", "tensor(4.)"),
+    ("first-gradient.md", "Before backward(): None"),
+    ("first-gradient.md", "After backward():  tensor(8.)"),
     ("chain-rule.md", "tensor(60.)"),
-    ("backward.md", "tensor(4.)"),
-    ("backward.md", "tensor(27.)"),
-    ("grad-attribute.md", "tensor(8.)"),
-    ("grad-attribute.md", "None"),
-    ("grad-attribute.md", "Before backward: None"),
-    ("grad-attribute.md", "After backward: tensor(6.)"),
+    ("first-gradient.md", "y = 4x at x = 5:  x.grad = tensor(4.)"),
+    ("first-gradient.md", "y = x³ at x = 3:  x.grad = tensor(27.)"),
     ("computational-graph.md", "tensor(60.)"),
     ("multiple-variables.md", "dz/dx = tensor(3.)"),
     ("multiple-variables.md", "dz/dy = tensor(2.)"),
@@ -107,7 +105,12 @@ def test_exercise_notebook_page(built_site, page):
     name = page.rsplit("/", 1)[1]
     assert f'href="{name}" download' in text
     assert (html_path(built_site, page).parent / name).is_file()
-    assert text.count('<details class="solution">') >= 1
+    # One fold holds the solution's text, its code and the explanation after it: the page's last
+    # heading (the explanation's) is inside it, and nothing of the solution stays outside.
+    assert text.count('<details class="solution">') == 1
+    fold = re.search(r'<details class="solution">.*</details>', text, re.S)
+    assert fold and fold.start() < text.rindex("<h2") < fold.end()
+    assert "celltag_solution" not in text[: fold.start()] + text[fold.end() :]
     assert not re.search(r'<script[^>]+src="https?://', text)
     assert "mathjax" not in text.lower()
 
@@ -140,19 +143,28 @@ def test_no_page_loads_a_script_or_stylesheet_from_another_host(built_site):
         assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="(?:https?:)?//', text), page
 
 
-NEXT_LINK = re.compile(r'<strong>Next:</strong>\s*<a href="([^"]+)"')
+FOOTER_NEXT = re.compile(r'<a href="([^"]+)" class="md-footer__link md-footer__link--next"')
+HAND_WRITTEN_NEXT = re.compile(r"^\*\*Next:\*\*", re.M)
 
 
-def test_every_page_ends_with_a_link_to_the_next_page_in_the_navigation(built_site):
+def test_every_page_leads_to_the_next_page_in_the_navigation_through_the_footer(built_site):
+    """Material's ``navigation.footer`` links each page to the next one in the nav; a hand-written
+    "Next:" line at a page's end would repeat that link, and go stale when the nav is reordered."""
     pages = nav_pages()
     for page, following in itertools.pairwise(pages):
         built = html_path(built_site, page)
-        links = NEXT_LINK.findall(built.read_text())
-        assert links, f"{page} has no 'Next:' link"
-        target = (built.parent / links[-1]).resolve()
+        links = FOOTER_NEXT.findall(built.read_text())
+        assert len(links) == 1, f"{page} has no footer link to the next page"
+        target = (built.parent / links[0]).resolve()
         target = target / "index.html" if target.is_dir() else target
-        assert target == html_path(built_site, following).resolve(), f"{page}: Next goes to {links[-1]}"
+        assert target == html_path(built_site, following).resolve(), f"{page}: the footer goes to {links[0]}"
+    assert not FOOTER_NEXT.search(html_path(built_site, pages[-1]).read_text())
     assert "Part 3" in (DOCS / "summary.md").read_text()  # the last page of the chapter proper
+
+
+def test_no_page_writes_its_own_next_link():
+    written = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md") if HAND_WRITTEN_NEXT.search(p.read_text())]
+    assert written == []
 
 
 def test_every_page_opens_by_saying_what_it_teaches():
@@ -206,7 +218,10 @@ def test_about_this_edition_links_to_every_correction():
         "multiple-variables.md#multiple-operations-with-multiple-variables",
         "chain-rule.md#letting-autograd-find-the-60",
         "gradient-debugging.md#the-gradient-is-none",
-        "backward.md#one-element-is-enough",
+        "first-gradient.md#one-element-is-enough",
+        "first-gradient.md#what-grad-holds",
+        "leaf-tensors.md#a-cast-is-not-a-leaf",
+        "computational-graph.md#what-each-arrow-carries",
     ]:
         assert anchor in about, anchor
 
@@ -233,7 +248,7 @@ def test_exact_statements_stay_exact():
     # Only leaves (and non-leaves that called retain_grad()) get .grad; the backward() answers say so.
     for page, question in [
         ("interview-questions.md", "What does backward() do?"),
-        ("backward.md", "what does backward() do?"),
+        ("first-gradient.md", "what does backward() do?"),
     ]:
         answer = (DOCS / page).read_text().split(question)[1].split("??? question")[0]
         # The answers are shared files included into both pages (includes/answers/).
@@ -258,15 +273,26 @@ def test_runs_that_back_the_exact_statements(built_site):
     assert "complex64: torch.complex64 True" in outputs_on(built_site, "first-gradient.md")
     graph = outputs_on(built_site, "computational-graph.md")
     assert "x * c in no_grad()     requires_grad=False grad_fn=None" in graph
+    assert "x.detach() shares x's storage: True" in graph  # detach() is not a copy
     assert "AccumulateGrad  receives [8.0]" in graph  # fan-out: one visit with the sum
     assert "AddmmBackward0 saved x: True" in outputs_on(built_site, "training-loop.md")
     assert "default reduction: mean" in outputs_on(built_site, "non-scalar-outputs.md")
     assert "scale.grad:  None" in outputs_on(built_site, "gradient-debugging.md")
+    assert "moved.is_leaf:  False  moved.grad:  None" in outputs_on(built_site, "gradient-debugging.md")
+    leaf = outputs_on(built_site, "leaf-tensors.md")
+    assert "cast after:  is_leaf False" in leaf and "cast before: is_leaf True" in leaf
     assert "Adam       refuses" in outputs_on(built_site, "real-world.md")
     assert "unused after step = 1.00" in outputs_on(built_site, "zeroing-gradients.md")
     for page, wrong in [
         ("multiple-variables.md", "splits it in two"),
         ("chain-rule.md", "records \\( u \\) and \\( y \\) as nodes"),
+        ("chain-rule.md", "the two **operations**"),
+        ("computational-graph.md", "is a copy"),
+        ("gradient-debugging.md", "is a copy"),
+        ("graph-legend.md", "the tensor at the arrow's start"),
+        ("computational-graph.md", "output of the node the arrow leaves"),
+        ("retain-graph.md", "Its one node"),
+        ("gradient-debugging.md", "multiplies that infinity"),
         ("zeroing-gradients.md", "returning a new tensor"),
         ("training-loop.md", "not part of the graph at all"),
         ("computational-graph.md", "Every tensor produced by an operation has a `grad_fn`"),
@@ -287,7 +313,7 @@ def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):
         "does not require grad and does not have a grad_fn",  # an error
         "gradient arriving at y: tensor(12.)",  # register_hook
         "d loss / d y = tensor(12.)",  # torch.autograd.grad
-        "gradcheck(BuggySquare): False",  # gradcheck
+        "gradcheck(f): True",  # gradcheck
         "Error detected in SqrtBackward0",  # set_detect_anomaly
     ]:
         assert expected in shown, expected

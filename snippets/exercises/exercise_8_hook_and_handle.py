@@ -1,0 +1,67 @@
+# %% [markdown]
+# # Exercise 8: A hook and its handle
+#
+# **Level:** Intermediate
+#
+# A hook can change a gradient on its way to `.grad`. Here it clips it.
+#
+# With `w = 0.5` (tracking gradients), the loss is `(4 * w - 10) ** 2`.
+#
+# 1. Register a hook on `w` that clamps its gradient to the range $[-1, 1]$, and keep the
+#    handle that `register_hook` returns.
+# 2. Compute the loss, call `backward()`, and print `w.grad`.
+# 3. Remove the hook through its handle, clear `w.grad` (set it to `None`), compute the
+#    loss again, call `backward()`, and print `w.grad` once more.
+#
+# What gradient does the loss have at $w = 0.5$, before any clipping?
+
+# %% tags=["scaffold"]
+import torch
+
+w = torch.tensor(0.5, requires_grad=True)
+
+# handle = w.register_hook(lambda g: g.clamp(-1, 1))
+# loss = (4 * w - 10) ** 2
+# loss.backward()
+# print(w.grad)                    clipped
+# handle.remove()
+# w.grad = None
+# ...                    the same loss and backward again
+# print(w.grad)                    not clipped
+
+print("w.grad before anything:", w.grad)
+
+# %% [markdown] tags=["solution"]
+# ## Solution
+#
+# A hook that returns a tensor replaces the gradient with it. After `handle.remove()`
+# the same computation gets the plain gradient.
+
+# %% tags=["solution"]
+import torch
+
+w = torch.tensor(0.5, requires_grad=True)
+
+handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
+loss = (4 * w - 10) ** 2
+loss.backward()
+print("with the clipping hook: w.grad =", w.grad)
+
+handle.remove()
+w.grad = None
+loss = (4 * w - 10) ** 2
+loss.backward()
+print("after handle.remove():  w.grad =", w.grad)
+
+# %% [markdown] tags=["solution"]
+# ## What happened
+#
+# The gradient of the loss is
+#
+# $$
+# \frac{d\,\text{loss}}{dw} = 2(4w - 10) \cdot 4 = 8 \times (2 - 10) = -64
+# $$
+#
+# at $w = 0.5$. The hook received $-64$ and returned it clamped to $-1$, which is what
+# landed in `w.grad`. Once the handle removed the hook, the same loss gave the full $-64$.
+# Without `remove()`, the hook would stay on `w` for every later backward pass.
