@@ -86,7 +86,8 @@ class _Process:
             # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
             # if the worker is killed
             [
-                *(python or sys.executable, "-m", "snippet_runner.running.worker"),
+                # issue 42: no caret lines in tracebacks, under every Python (snippet_runner/pythons.py)
+                *(python or sys.executable, "-X", "no_debug_ranges", "-m", "snippet_runner.running.worker"),
                 *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
             ],
             stdin=subprocess.PIPE,
