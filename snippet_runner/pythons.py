@@ -1,8 +1,9 @@
 """The Pythons this project runs under, and the one flag its snippets' worker gets on every one of them.
 
-**Which.** Python 3.11.5 to 3.14: every pin in ``requirements.txt`` has a wheel for each (checked with
-``uv pip compile --only-binary :all: --python-version``; 3.11.5 is pymdown-extensions 13.1's floor), and
-PyPI serves torch 2.13.0 for each. The Makefile picks the interpreter (``make/python.sh``);
+**Which.** Python 3.11 to 3.14: every pin in ``requirements.txt`` has a wheel for each (checked with
+``uv pip compile --only-binary :all: --python-version``; 3.11.0 to 3.11.4 take older releases of two
+pins, by environment markers), and PyPI serves torch 2.13.0 for each. The Makefile picks the
+interpreter (``tools/choose-python``);
 ``make verify WITH_PYTHON=...`` asks :func:`unusable` first, so that an interpreter the worker cannot
 start under (3.10: ``typing.NotRequired`` is new in 3.11) or one without the preloaded packages gets
 one message instead of the same traceback once per example.
@@ -29,9 +30,9 @@ from __future__ import annotations
 import json
 import subprocess
 
-OLDEST = (3, 11, 5)
+OLDEST = (3, 11)
 NEWEST = (3, 14)  # the newest minor version every pin has a wheel for
-SUPPORTED = "Python 3.11.5 to 3.14"
+SUPPORTED = "Python 3.11 to 3.14"
 
 _PROBE = """
 import importlib.metadata, importlib.util, json, sys
@@ -46,7 +47,7 @@ print(json.dumps({"version": list(sys.version_info[:3]), "found": found}))
 
 
 def in_range(version: tuple[int, ...]) -> bool:
-    return tuple(version[:3]) >= OLDEST and tuple(version[:2]) <= NEWEST
+    return OLDEST <= tuple(version[:2]) <= NEWEST
 
 
 def probe(python: str, packages: tuple[str, ...] = ()) -> dict:

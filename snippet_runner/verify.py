@@ -13,7 +13,7 @@ numpy need to be installed there (this project's folder is put on that worker's 
 of it is installed into the environment). The build side, which reads the pages and compares,
 stays in the project's own ``.venv``.
 
-**Which Pythons.** Any the worker runs on (:mod:`snippet_runner.pythons`: 3.11.5 to 3.14) with the
+**Which Pythons.** Any the worker runs on (:mod:`snippet_runner.pythons`: 3.11 to 3.14) with the
 preloaded packages installed. Another is refused before anything runs, with one message (3.10 could
 not even start the worker, and said so once per example).
 

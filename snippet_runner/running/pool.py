@@ -35,7 +35,7 @@ from snippet_runner.running.snippet import Snippet
 # that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
 GRACE_SECONDS = 10.0
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
+_PACKAGE_ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))  # holds snippet_runner/ (issue 42)
 
 
 IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
