@@ -5,7 +5,8 @@
 
 # The Python .venv is made with: python3.11, else the newest python3.x up to 3.14, else python3 if it is
 # one of those (tools/choose-python says why, and what to install where there is none); or the one
-# named with make PYTHON=/path/to/python. Worked out once, and only when .venv is (re)made.
+# named with make PYTHON=/path/to/python. An existing .venv of one of those is kept. Worked out once,
+# and only when .venv is (re)made or refreshed.
 BASE_PYTHON = $(eval BASE_PYTHON := $(shell tools/choose-python $(PYTHON)))$(BASE_PYTHON)
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -35,7 +36,8 @@ UV_VERSION := 0.13.9
 UV := $(VENV)/bin/uv
 FIND_LINKS = $(if $(BASE_PYTHON),$(shell $(BASE_PYTHON) -m pip config list 2>/dev/null | sed -n "s/^[^=]*find-links='\(.*\)'$$/\1/p" | tr ' ' '\n' | sort -u))
 
-# An existing .venv is kept only if it was made with the same minor version as that Python.
+# An existing .venv made with another Python (one out of range, one that no longer runs, or not the
+# PYTHON named) is not kept: one message says so.
 MINOR := import sys; print("%d.%d" % sys.version_info[:2])
 
 $(READY): requirements.txt pyproject.toml

@@ -238,14 +238,37 @@ def test_without_a_supported_python_one_message_says_what_to_install(tmp_path, b
     assert not (tmp_path / "clone" / ".venv").exists()
 
 
-def test_a_venv_made_with_another_python_is_named(tmp_path, bare_path):
-    path = with_pythons(tmp_path, bare_path, python3_12=installed("3.12"))
-    other = installed("3.13") or pytest.skip("Python 3.13 is not installed on this machine")
+def venv(tmp_path: Path, version: str) -> Path:
+    """A .venv in the copy, made with Python ``version``; the interpreter it links to."""
+    python = installed(version) or pytest.skip(f"Python {version} is not installed on this machine")
     (tmp_path / "clone").mkdir()
-    subprocess.run([other, "-m", "venv", "--without-pip", tmp_path / "clone" / ".venv"], check=True)
-    done = make(tmp_path, path, ".venv/.installed")
+    subprocess.run([python, "-m", "venv", "--without-pip", tmp_path / "clone" / ".venv"], check=True)
+    return (tmp_path / "clone" / ".venv" / "bin" / "python").resolve()
+
+
+def test_an_existing_venv_of_a_supported_python_is_kept(tmp_path, bare_path):
+    """Made by hand with 3.13 (as the README's CPU build of torch asks), with only 3.12 on PATH."""
+    made_with = venv(tmp_path, "3.13")
+    path = with_pythons(tmp_path, bare_path, python3_12=installed("3.12"))
+    assert venv_made_with(make(tmp_path, path, "-n", ".venv/.installed")) == str(made_with)
+
+
+@pytest.mark.parametrize(
+    ("made_with", "args", "problem"),
+    [
+        ("3.10", (), r"Python 3\.10, and make now uses \S+/python3\.12 \(Python 3\.12\)"),
+        ("3.13", ("PYTHON=python3.12",), r"Python 3\.13, and make now uses \S+/python3\.12 \(Python 3\.12\)"),
+    ],
+    ids=["out-of-range", "not-the-one-named"],
+)
+def test_a_venv_made_with_another_python_is_named(tmp_path, bare_path, made_with, args, problem):
+    venv(tmp_path, made_with)
+    path = with_pythons(tmp_path, bare_path, python3_12=installed("3.12"))
+    done = make(tmp_path, path, ".venv/.installed", *args)
     assert done.returncode != 0, done.stdout + done.stderr
-    assert done.stderr.splitlines()[0] == (
-        f"error: .venv was made with Python 3.13, and make now uses {tmp_path}/pythons/python3.12 (Python 3.12):"
-        " remove it (rm -rf .venv) and run make again, or keep it with make PYTHON=python3.13"
-    )
+    message = done.stderr.splitlines()[0]
+    assert re.fullmatch(
+        rf"error: \.venv was made with {problem}: remove it \(rm -rf \.venv\) and run make again,"
+        rf" or keep it with make PYTHON=python{made_with}",
+        message,
+    ), message
