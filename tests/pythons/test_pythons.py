@@ -125,12 +125,9 @@ def test_a_python_without_the_preloaded_packages_gets_one_message(tmp_path, pyth
 
 
 def test_an_output_naming_another_build_of_the_same_torch_is_the_environment_not_a_difference(tmp_path):
-    """Approved under 2.13.0+cu130 (PyPI's Linux build), run here under 2.13.0+cpu: same, with a
-    line naming both builds; anything else that differs is still a difference."""
-    from importlib.metadata import version
-
-    here = version("torch")
-    release = here.split("+")[0]
+    """Approved under another build of the torch installed here (+cu130, PyPI's Linux build, where
+    this one is +cpu; else +cpu): same, with a line naming both builds; anything else that differs
+    is still a difference."""
     project = ScratchProject.minimal(tmp_path, MINIMAL_CONFIG.replace("preload: []", "preload: [torch]"))
     project.write("docs/index.md", "# Page\n\n{{ run page/version.py }}\n\n{{ run page/other.py }}\n")
     printing = 'import torch\n\nprint("PyTorch", torch.__version__)\nprint("CUDA available:", False)\n'
@@ -139,15 +136,17 @@ def test_an_output_naming_another_build_of_the_same_torch_is_the_environment_not
     code, out = project.run("-m", "snippet_runner", "accept")
     assert code == 0, out
     shown = (project.root / "snippets/page/version.out").read_text()
-    assert f"PyTorch {here}\n" in shown and "+" in here, (shown, here)  # the CPU build is the one installed
-    (project.root / "snippets/page/version.out").write_text(shown.replace(here, f"{release}+cu130"))
-    changed = shown.replace(here, f"{release}+cu130").replace("False", "True")
+    here = re.match(r"PyTorch (\S+)\n", shown)[1]  # torch.__version__: PyPI's metadata has no label
+    release = here.split("+")[0]
+    other = f"{release}+cu130" if here.endswith("+cpu") else f"{release}+cpu"
+    (project.root / "snippets/page/version.out").write_text(shown.replace(here, other))
+    changed = shown.replace(here, other).replace("False", "True")
     (project.root / "snippets/page/other.out").write_text(changed)
     code, out, err = project.run_split("-m", "snippet_runner", "verify")
     lines = out.splitlines()
     assert code == 1, out + err
     at = lines.index("same    snippets/page/version.py")
-    assert lines[at + 1].strip() == f"names the torch build it ran under: {here} (approved under {release}+cu130)"
+    assert lines[at + 1].strip() == f"names the torch build it ran under: {here} (approved under {other})"
     assert "differs snippets/page/other.py" in lines
     assert lines[-1].endswith(": 1 same, 1 differ, 0 errors (1 of the same naming the torch build they ran under)")
 
