@@ -77,11 +77,3 @@ def unusable(python: str, packages: tuple[str, ...]) -> str | None:
     if missing:
         return f"{python} cannot import {' or '.join(missing)}, which the examples need: install it there"
     return None
-
-
-def torch_version(python: str) -> str | None:
-    """The version of torch installed for ``python`` (its metadata, without importing it)."""
-    try:
-        return probe(python, ("torch",))["found"]["torch"] or None
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None

@@ -17,12 +17,11 @@ stays in the project's own ``.venv``.
 preloaded packages installed. Another is refused before anything runs, with one message (3.10 could
 not even start the worker, and said so once per example).
 
-**The torch build an example names.** An example that prints ``torch.__version__`` prints the local
-label of the build it ran under (``2.13.0+cpu``; ``2.13.0+cu130`` from PyPI on Linux; none on macOS).
-That line describes the environment, not a difference in what torch computed, so when the only
-difference is that label on torch's own version (the one installed for the interpreter) the
-example is reported ``same``, with a line naming both builds. This is done by comparing, not by
-naming examples: any example may print the version, and nothing else in an output is forgiven.
+**The torch build an example names.** An example that prints ``torch.__version__`` names the build it
+ran under (``2.13.0+cpu``; ``2.13.0+cu130`` from PyPI on Linux). The comparison sets that label aside
+(:mod:`snippet_runner.checking.approved`, ``BUILD``), as the build does: such an example is ``same``,
+with a line naming both builds. No example is named: any may print the version, and nothing else in
+an output is forgiven.
 
 **The comparison is the engine's.** Each example runs through :class:`~snippet_runner.engine.Engine`
 in its ``warn`` approval mode, which compares the output and the pictures' data with the approved
@@ -44,8 +43,7 @@ import time
 from pathlib import Path
 
 from snippet_runner import pythons
-from snippet_runner.checking import approved
-from snippet_runner.checking.engine import Engine, Outcome
+from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.project import Project
 
@@ -100,7 +98,7 @@ def fence_namespace(root: Path) -> str:
     return inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"
 
 
-def _verdict(engine: Engine, rel: str, torch_release: str | None) -> tuple[str, str]:
+def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
     try:
         outcome = engine.run(rel)
     except SetupError:
@@ -109,43 +107,15 @@ def _verdict(engine: Engine, rel: str, torch_release: str | None) -> tuple[str, 
         detail = f"\n{error.detail}" if error.detail else ""
         return ERROR, f"{error.message}{detail}"
     if outcome.verdict is not None and outcome.verdict.approved:
-        return SAME, ""
-    named = _names_the_build(outcome, torch_release)
-    if named:
-        return SAME, named
+        builds = outcome.verdict.builds
+        return SAME, f"names the torch build it ran under: {builds}" if builds else ""
     return DIFFERS, outcome.verdict.diff if outcome.verdict is not None else ""
-
-
-def _without_build(text: str, release: str) -> str:
-    """``text`` with each ``<release>+<local label>`` (PEP 440) written as ``<release>``."""
-    return re.sub(rf"(?<![\w.]){re.escape(release)}\+[A-Za-z0-9.]+", release, text)
-
-
-def _names_the_build(outcome: Outcome, release: str | None) -> str:
-    """When the output differs from the approved one only in the local label of torch's version
-    (``release`` is the interpreter's torch, without its label), a line saying which build each
-    names; "" otherwise (then it is a difference)."""
-    snippet = outcome.snippet
-    if not release or not snippet.expected_output_path.is_file():
-        return ""
-    expected = snippet.expected_output_path.read_text(encoding="utf-8")
-    if _without_build(expected, release) != _without_build(outcome.output, release):
-        return ""
-    pictures = approved.pictures_text(outcome.pictures)
-    if not approved.compare_pictures(snippet.expected_pictures_path, pictures, snippet.approved_pictures_name).approved:
-        return ""
-    builds = rf"(?<![\w.]){re.escape(release)}(?:\+[A-Za-z0-9.]+)?"
-    here = sorted(set(re.findall(builds, outcome.output)))
-    there = sorted(set(re.findall(builds, expected)))
-    return f"names the torch build it ran under: {', '.join(here)} (approved under {', '.join(there)})"
 
 
 def verify(project: Project, python: str | None, out=sys.stdout) -> int:
     """Both kinds run at once: the fences' worker imports torch while the examples run."""
     started = time.perf_counter()
     interpreter = python or sys.executable
-    installed = pythons.torch_version(interpreter)
-    release = installed.split("+")[0] if installed else None
     rels = list(project.shown())
     folder = Path(tempfile.mkdtemp(prefix="verify-fences-"))
     engines = []
@@ -162,10 +132,10 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
             engines[1].prefetch(list(fenced))
         results = []
         for rel in rels:
-            results.append((f"{project.snippets_name}/{rel}", *_verdict(engines[0], rel, release)))
+            results.append((f"{project.snippets_name}/{rel}", *_verdict(engines[0], rel)))
             _line(out, *results[-1])
         for rel, where in fenced.items():
-            results.append((f"{where} (code fence)", *_verdict(engines[1], rel, release)))
+            results.append((f"{where} (code fence)", *_verdict(engines[1], rel)))
             _line(out, *results[-1])
     except SetupError as error:
         print(f"verify: nothing can run under {interpreter}: {error.message}", file=out)
@@ -177,9 +147,9 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
     counts = {name: sum(1 for _, v, _ in results if v == name) for name in (SAME, DIFFERS, ERROR)}
     named = sum(1 for _, v, detail in results if v == SAME and detail)
     print(
-        f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s:"
-        f" {counts[SAME]} same, {counts[DIFFERS]} differ, {counts[ERROR]} errors"
-        + (f" ({named} of the same naming the torch build they ran under)" if named else ""),
+        f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s"
+        + (f" ({named} naming the torch build it ran under)" if named else "")
+        + f": {counts[SAME]} same, {counts[DIFFERS]} differ, {counts[ERROR]} errors",
         file=out,
     )
     return 0 if counts[SAME] == len(results) else 1

@@ -148,7 +148,7 @@ def test_an_output_naming_another_build_of_the_same_torch_is_the_environment_not
     at = lines.index("same    snippets/page/version.py")
     assert lines[at + 1].strip() == f"names the torch build it ran under: {here} (approved under {other})"
     assert "differs snippets/page/other.py" in lines
-    assert lines[-1].endswith(": 1 same, 1 differ, 0 errors (1 of the same naming the torch build they ran under)")
+    assert lines[-1].endswith(" (1 naming the torch build it ran under): 1 same, 1 differ, 0 errors")
 
 
 # -- the interpreter the Makefile picks -----------------------------------------------------------
@@ -271,3 +271,53 @@ def test_a_venv_made_with_another_python_is_named(tmp_path, bare_path, made_with
         rf" or keep it with make PYTHON=python{made_with}",
         message,
     ), message
+
+
+# -- the build of torch an output names -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("printed", "builds"),
+    [
+        ("PyTorch 2.13.0+cu130\n", "2.13.0+cu130 (approved under 2.13.0+cpu)"),  # PyPI's Linux wheel
+        ("PyTorch 2.13.0\n", "2.13.0 (approved under 2.13.0+cpu)"),  # macOS's
+        ("PyTorch 2.13.0+cpu\n", ""),
+    ],
+)
+def test_another_build_of_the_same_release_passes_the_build_and_keeps_the_approved_file(write_snippet, printed, builds):
+    """In the strict build, not only in make verify: a CUDA build of the pinned torch builds the site."""
+    from snippet_runner import Engine
+    from snippet_runner.checking.approved import compare, write
+
+    write_snippet("page/version.py", f"print({printed!r}, end='')\n")
+    approved = write_snippet("page/version.out", "PyTorch 2.13.0+cpu\n")
+    engine = Engine(write_snippet.snippets, approval_mode="strict", preload=())
+    try:
+        outcome = engine.run("page/version.py")
+    finally:
+        engine.close()
+    assert outcome.output == printed and outcome.verdict.approved  # the page shows this run's
+    assert compare(approved, outcome.output, "version.out").builds == builds  # what make verify says
+    assert write(approved, outcome.output) is False and approved.read_text() == "PyTorch 2.13.0+cpu\n"
+
+
+@pytest.mark.parametrize(
+    ("approved_text", "printed"),
+    [
+        ("PyTorch 2.13.0+cpu\n", "PyTorch 2.14.0+cpu\n"),  # another release
+        ("1.5+2.5 = 4.0\n", "1.5+3.5 = 5.0\n"),  # a sum, not a build label
+        ("PyTorch 2.13.0+cpu\nCUDA available: False\n", "PyTorch 2.13.0+cu130\nCUDA available: True\n"),
+    ],
+    ids=["release", "sum", "another-line"],
+)
+def test_anything_else_is_still_a_difference(write_snippet, approved_text, printed):
+    from snippet_runner import Engine, SnippetError
+
+    write_snippet("page/version.py", f"print({printed!r}, end='')\n")
+    write_snippet("page/version.out", approved_text)
+    engine = Engine(write_snippet.snippets, approval_mode="strict", preload=())
+    try:
+        with pytest.raises(SnippetError, match="output differs from the approved"):
+            engine.run("page/version.py")
+    finally:
+        engine.close()
