@@ -40,7 +40,7 @@ FIND_LINKS = $(if $(BASE_PYTHON),$(shell $(BASE_PYTHON) -m pip config list 2>/de
 # PYTHON named) is not kept: one message says so.
 MINOR := import sys; print("%d.%d" % sys.version_info[:2])
 
-$(READY): requirements.txt pyproject.toml
+$(READY): requirements.txt constraints.txt pyproject.toml
 	@test -n "$(BASE_PYTHON)" || exit 1
 	@test ! -e $(VENV) || { venv=$$($(PY) -c '$(MINOR)' 2>/dev/null); base=$$($(BASE_PYTHON) -c '$(MINOR)'); \
 	  test "$$venv" = "$$base" || { echo "error: $(VENV) was made with $${venv:+Python }$${venv:-a Python that no" \
@@ -50,7 +50,7 @@ $(READY): requirements.txt pyproject.toml
 	$(UV) --version 2>/dev/null | grep -q '^uv $(UV_VERSION) ' \
 	  || $(BASE_PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION) 2>/dev/null \
 	  || { $(PY) -m ensurepip --upgrade >/dev/null && $(PY) -m pip install --quiet uv==$(UV_VERSION); }
-	$(UV) pip install --quiet --python $(PY) --compile-bytecode $(addprefix --find-links ,$(FIND_LINKS)) -r requirements.txt
+	$(UV) pip install --quiet --python $(PY) --compile-bytecode $(addprefix --find-links ,$(FIND_LINKS)) -r requirements.txt -c constraints.txt
 	$(UV) pip install --quiet --python $(PY) --no-deps --editable .
 	touch $@
 
