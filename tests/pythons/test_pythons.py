@@ -182,7 +182,7 @@ def make(tmp_path: Path, path: str, *args: str) -> subprocess.CompletedProcess:
     """``make <args>`` in a fresh copy of what the set-up reads (no .venv), on that PATH."""
     clone = tmp_path / "clone"
     clone.mkdir(exist_ok=True)
-    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+    for name in ("Makefile", "requirements.txt", "constraints.txt", "pyproject.toml"):
         shutil.copy(ROOT / name, clone / name)
     shutil.copytree(ROOT / "tools", clone / "tools", dirs_exist_ok=True)
     env = {"PATH": path, "HOME": os.environ.get("HOME", "/root")}
