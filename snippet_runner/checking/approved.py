@@ -69,7 +69,7 @@ def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
 def write(expected_path: Path, actual: str) -> bool:
     """Approve ``actual``; return whether the file changed (not when only the build it names did)."""
     try:
-        if release_only(expected_path.read_text(encoding="utf-8")) == release_only(actual):
+        if release_only(expected_path.read_bytes().decode("utf-8")) == release_only(actual):
             return False
     except FileNotFoundError:
         pass
