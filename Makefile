@@ -1,5 +1,5 @@
 # The two commands a newcomer needs are `make serve` and `make test`; the rest are for authors.
-# Every target first creates or refreshes .venv from requirements.txt (only when that file changed).
+# Every target first creates or refreshes .venv from requirements.txt and constraints.txt (only when they changed).
 # What they need on the machine: Python 3.11 to 3.14, make, Node.js and npm. `make site` and `make test` install a
 # Chromium (the PDF, the browser tests) where none is found (snippet_runner/site/chromium_install.py).
 
