@@ -1,14 +1,13 @@
 # The two commands a newcomer needs are `make serve` and `make test`; the rest are for authors.
-# Every target first creates or refreshes .venv from requirements.txt (only when that file changed).
-# What they need on the machine: Python 3.11, make, Node.js and npm. `make site` and `make test` install a
+# Every target first creates or refreshes .venv from requirements.txt and constraints.txt (only when they changed).
+# What they need on the machine: Python 3.11 to 3.14, make, Node.js and npm. `make site` and `make test` install a
 # Chromium (the PDF, the browser tests) where none is found (snippet_runner/site/chromium_install.py).
 
-# Only 3.11: the pinned torch 2.13.0 CPU wheel is built for it, so no other python3 will do.
-PYTHON ?= $(shell command -v python3.11)
-NO_PYTHON := error: this project needs Python 3.11 (the pinned torch 2.13.0 CPU wheel is built for it), and
-NO_PYTHON += $(if $(PYTHON),$(PYTHON) is not Python 3.11,there is no python3.11 on PATH). Install it (Debian 12:
-NO_PYTHON += apt-get install python3.11 python3.11-venv; Ubuntu: pyenv install 3.11, or the deadsnakes PPA;
-NO_PYTHON += macOS: brew install python@3.11), or name one: make PYTHON=/path/to/python3.11
+# The Python .venv is made with: python3.11, else the newest python3.x up to 3.14, else python3 if it is
+# one of those (tools/choose-python says why, and what to install where there is none); or the one
+# named with make PYTHON=/path/to/python. An existing .venv of one of those is kept. Worked out once,
+# and only when .venv is (re)made or refreshed.
+BASE_PYTHON = $(eval BASE_PYTHON := $(shell tools/choose-python $(PYTHON)))$(BASE_PYTHON)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 READY  := $(VENV)/.installed
@@ -32,21 +31,26 @@ TEST_VENDOR := tests/browser/vendor
 # now about 20, half of it compiling the bytecode). It compiles the bytecode, as pip did: without it every `import torch` compiled
 # torch's modules again wherever PYTHONDONTWRITEBYTECODE is set. uv reads no pip configuration, so
 # the places pip is told to find wheels in (`pip config list`: find-links, such as a machine's own
-# copy of the CPU torch wheel) are handed to it; read before .venv exists, so from $(PYTHON)'s pip.
+# copy of the CPU torch wheel) are handed to it; read before .venv exists, so from $(BASE_PYTHON)'s pip.
 UV_VERSION := 0.13.9
 UV := $(VENV)/bin/uv
-FIND_LINKS = $(shell $(or $(PYTHON),$(PY)) -m pip config list 2>/dev/null | sed -n "s/^[^=]*find-links='\(.*\)'$$/\1/p" | tr ' ' '\n' | sort -u)
+FIND_LINKS = $(if $(BASE_PYTHON),$(shell $(BASE_PYTHON) -m pip config list 2>/dev/null | sed -n "s/^[^=]*find-links='\(.*\)'$$/\1/p" | tr ' ' '\n' | sort -u))
 
-$(READY): requirements.txt pyproject.toml
-	@test -x $(PY) || { test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; } \
-	  || { echo "$(NO_PYTHON)" >&2; exit 1; }
-	@$(PY) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || test ! -e $(PY) \
-	  || { echo "error: $(VENV) was made with another Python than 3.11: remove it (rm -rf $(VENV)) and run make again" >&2; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
+# An existing .venv made with another Python (one out of range, one that no longer runs, or not the
+# PYTHON named) is not kept: one message says so.
+MINOR := import sys; print("%d.%d" % sys.version_info[:2])
+
+$(READY): requirements.txt constraints.txt pyproject.toml
+	@test -n "$(BASE_PYTHON)" || exit 1
+	@test ! -e $(VENV) || { venv=$$($(PY) -c '$(MINOR)' 2>/dev/null); base=$$($(BASE_PYTHON) -c '$(MINOR)'); \
+	  test "$$venv" = "$$base" || { echo "error: $(VENV) was made with $${venv:+Python }$${venv:-a Python that no" \
+	  "longer runs}, and make now uses $(BASE_PYTHON) (Python $$base): remove it (rm -rf $(VENV)) and run make" \
+	  "again$${venv:+, or keep it with make PYTHON=python$$venv}" >&2; exit 1; }; }
+	test -x $(PY) || $(BASE_PYTHON) -m venv --without-pip $(VENV)
 	$(UV) --version 2>/dev/null | grep -q '^uv $(UV_VERSION) ' \
-	  || $(PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION) 2>/dev/null \
+	  || $(BASE_PYTHON) -m pip --python $(PY) install --quiet uv==$(UV_VERSION) 2>/dev/null \
 	  || { $(PY) -m ensurepip --upgrade >/dev/null && $(PY) -m pip install --quiet uv==$(UV_VERSION); }
-	$(UV) pip install --quiet --python $(PY) --compile-bytecode $(addprefix --find-links ,$(FIND_LINKS)) -r requirements.txt
+	$(UV) pip install --quiet --python $(PY) --compile-bytecode $(addprefix --find-links ,$(FIND_LINKS)) -r requirements.txt -c constraints.txt
 	$(UV) pip install --quiet --python $(PY) --no-deps --editable .
 	touch $@
 

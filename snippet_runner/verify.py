@@ -13,6 +13,16 @@ numpy need to be installed there (this project's folder is put on that worker's 
 of it is installed into the environment). The build side, which reads the pages and compares,
 stays in the project's own ``.venv``.
 
+**Which Pythons.** Any the worker runs on (:mod:`snippet_runner.pythons`: 3.11 to 3.14) with the
+preloaded packages installed. Another is refused before anything runs, with one message (3.10 could
+not even start the worker, and said so once per example).
+
+**The torch build an example names.** An example that prints ``torch.__version__`` names the build it
+ran under (``2.13.0+cpu``; ``2.13.0+cu130`` from PyPI on Linux). The comparison sets that label aside
+(:mod:`snippet_runner.checking.approved`, ``BUILD``), as the build does: such an example is ``same``,
+with a line naming both builds. No example is named: any may print the version, and nothing else in
+an output is forgiven.
+
 **The comparison is the engine's.** Each example runs through :class:`~snippet_runner.engine.Engine`
 in its ``warn`` approval mode, which compares the output and the pictures' data with the approved
 files (:mod:`snippet_runner.approval`) and says so in ``Outcome.verdict``; anything the build would
@@ -32,8 +42,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from snippet_runner import pythons
 from snippet_runner.checking.engine import Engine
-from snippet_runner.errors import SnippetError
+from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.project import Project
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$")
@@ -90,11 +101,14 @@ def fence_namespace(root: Path) -> str:
 def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
     try:
         outcome = engine.run(rel)
+    except SetupError:
+        raise  # nothing can run: reported once, by verify()
     except SnippetError as error:
         detail = f"\n{error.detail}" if error.detail else ""
         return ERROR, f"{error.message}{detail}"
     if outcome.verdict is not None and outcome.verdict.approved:
-        return SAME, ""
+        builds = outcome.verdict.builds
+        return SAME, f"names the torch build it ran under: {builds}" if builds else ""
     return DIFFERS, outcome.verdict.diff if outcome.verdict is not None else ""
 
 
@@ -123,14 +137,19 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
         for rel, where in fenced.items():
             results.append((f"{where} (code fence)", *_verdict(engines[1], rel)))
             _line(out, *results[-1])
+    except SetupError as error:
+        print(f"verify: nothing can run under {interpreter}: {error.message}", file=out)
+        return 2
     finally:
         for engine in engines:
             engine.close()
         shutil.rmtree(folder, ignore_errors=True)
     counts = {name: sum(1 for _, v, _ in results if v == name) for name in (SAME, DIFFERS, ERROR)}
+    named = sum(1 for _, v, detail in results if v == SAME and detail)
     print(
-        f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s:"
-        f" {counts[SAME]} same, {counts[DIFFERS]} differ, {counts[ERROR]} errors",
+        f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s"
+        + (f" ({named} naming the torch build it ran under)" if named else "")
+        + f": {counts[SAME]} same, {counts[DIFFERS]} differ, {counts[ERROR]} errors",
         file=out,
     )
     return 0 if counts[SAME] == len(results) else 1
@@ -177,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
         project = Project.load(args.config_file)
     except SnippetError as error:
         print(f"verify: {error}", file=sys.stderr)
+        return 2
+    refused = pythons.unusable(args.python or sys.executable, project.preload)
+    if refused:
+        print(f"verify: {refused}", file=sys.stderr)
         return 2
     return verify(project, args.python)
 

@@ -18,6 +18,13 @@ MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
 # id(obj) in CPython is the object's address: on 64-bit Linux, user-space addresses lie between
 # 2**40 and 2**47, which print as 13 to 15 decimal digits.
 DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
+# The torch build an output names (issue 42). An example printing ``torch.__version__`` names the build
+# it ran under: ``2.13.0+cpu``, ``2.13.0+cu130`` (PyPI's Linux wheel), ``2.13.0`` (macOS). That line
+# describes the environment, not what torch computed, so outputs are also compared without the local
+# label (PEP 440) of such versions: another build of the same release agrees, its verdict names both,
+# and approving it keeps the file as it is. Only a label that starts with a letter, after a version of
+# three numbers, is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is still not ``2.13.0``.
+BUILD = re.compile(r"(?<![\w.])(\d+\.\d+\.\d+)(\+[A-Za-z][A-Za-z0-9.]*)?")
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,20 @@ class Verdict:
     approved: bool
     missing: bool = False
     diff: str = ""
+    builds: str = ""  # approved as another build of the same release: which build each names
+
+
+def release_only(text: str) -> str:
+    """``text`` with each version's build label (``BUILD``) left out: what outputs are compared by."""
+    return BUILD.sub(r"\1", text)
+
+
+def _builds(expected: str, actual: str) -> str:
+    """``"2.13.0+cu130 (approved under 2.13.0+cpu)"``, from the lines where the two differ."""
+    pairs = [(a, e) for e, a in zip(expected.splitlines(), actual.splitlines(), strict=True) if e != a]
+    here = sorted({m[0] for a, _ in pairs for m in BUILD.finditer(a)})
+    there = sorted({m[0] for _, e in pairs for m in BUILD.finditer(e)})
+    return f"{', '.join(here)} (approved under {', '.join(there)})"
 
 
 def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
@@ -34,6 +55,8 @@ def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
         return Verdict(approved=False, missing=True)
     if expected == actual:
         return Verdict(approved=True)
+    if release_only(expected) == release_only(actual):
+        return Verdict(approved=True, builds=_builds(expected, actual))
     diff = difflib.unified_diff(
         expected.splitlines(keepends=True),
         actual.splitlines(keepends=True),
@@ -44,9 +67,9 @@ def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
 
 
 def write(expected_path: Path, actual: str) -> bool:
-    """Approve ``actual``; return whether the file changed."""
+    """Approve ``actual``; return whether the file changed (not when only the build it names did)."""
     try:
-        if expected_path.read_bytes() == actual.encode("utf-8"):
+        if release_only(expected_path.read_bytes().decode("utf-8")) == release_only(actual):
             return False
     except FileNotFoundError:
         pass
@@ -118,4 +141,5 @@ def merged(output: Verdict, pictures: Verdict) -> Verdict:
         approved=output.approved and pictures.approved,
         missing=output.missing or pictures.missing,
         diff=output.diff + pictures.diff,
+        builds=output.builds,
     )

@@ -35,7 +35,7 @@ from snippet_runner.running.snippet import Snippet
 # that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
 GRACE_SECONDS = 10.0
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder holding snippet_runner/
+_PACKAGE_ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))  # holds snippet_runner/ (issue 42)
 
 
 IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
@@ -85,7 +85,8 @@ class _Process:
             # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
             # if the worker is killed
             [
-                *(python or sys.executable, "-m", "snippet_runner.running.worker"),
+                # issue 42: no caret lines in tracebacks, under every Python (snippet_runner/pythons.py)
+                *(python or sys.executable, "-X", "no_debug_ranges", "-m", "snippet_runner.running.worker"),
                 *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
             ],
             stdin=subprocess.PIPE,
