@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from typing import Any
 
 MAX_NODES = 60
@@ -145,6 +146,9 @@ class Watch:
                 finish = record.pop("_finish", None)
                 if finish is not None:
                     finish()
+                if "_error" in record:
+                    self.errors[line] = record.pop("_error")
+                    continue
                 pictures.append({"kind": "graph", "line": line, "data": record["data"]})
                 continue
             name = options["name"]
@@ -252,15 +256,25 @@ class _Walk:
         self.flows: dict[tuple[str, int], str] = {}  # (node id, input index) -> gradient
         self.tensors: list[tuple[dict, Any]] = []  # (tensor node, tensor): .grad read at the end
         self.saved_of: list[tuple[dict, Any, list[str]]] = []
+        self.leaf_of: dict[str, tuple[dict, Any]] = {}  # AccumulateGrad's id -> its leaf (node, tensor)
         self.seed: str | None = None
         self.active = False
         self.finished = False
+        # the steps: one per node, in the order autograd's engine ran them (see _on_node)
+        self.steps: list[dict] = []
+        self.incoming: dict[str, list[int]] = {}  # node id -> the edges (indices) that bring it a gradient
+        self.outgoing: dict[str, list[tuple[int, int]]] = {}  # node id -> (edge index, input index)
+        self.factors: dict[str, dict[int, str]] = {}  # node id -> input index -> its local derivative, in words
+        self.thread: int | None = None  # the thread the backward pass started in
+        self.threads: set[int] = set()
 
     def start(self) -> None:
         root_node = self._tensor_node(self.root, self.root_name, leaf=False)
         seed = {"from": root_node["id"], "to": None, "grad": None, "kind": "seed"}
         self.edges.append(seed)
+        self.root.grad_fn.register_prehook(self._on_root)  # first, so it runs before the node's own prehook
         seed["to"] = self._visit(self.root.grad_fn)
+        self.incoming.setdefault(seed["to"], []).insert(0, 0)
         # the caller's other non-leaf tensors that are outputs of nodes in this graph, by name
         shown = {id(self.root)} | {id(t) for t in self.stop_nodes.values()}
         for name, tensor in self.named:
@@ -278,7 +292,6 @@ class _Walk:
                 f" '# snippet: graph {self.root_name} stop_at=t', which draws it only down to an"
                 " intermediate tensor t, or show a smaller model"
             )
-        self.root.grad_fn.register_prehook(self._on_root)
         self.record["data"] = {"kind": "graph", "root": self.root_name, "title": self.title}
         self.record["_finish"] = self._finish
 
@@ -307,15 +320,21 @@ class _Walk:
         if hasattr(node, "variable"):  # AccumulateGrad: the leaf it fills
             leaf = node.variable
             tensor = self._tensor_node(leaf, self.names.get(id(leaf), "(unnamed leaf)"), leaf=True)
+            self.outgoing.setdefault(node_id, []).append((len(self.edges), -1))
             self.edges.append(
                 {"from": node_id, "to": tensor["id"], "grad": None, "kind": "accumulate", "_key": (node_id, -1)}
             )
+            self.leaf_of[node_id] = (tensor, leaf)
         for index, (parent, _) in enumerate(node.next_functions):
             if parent is None:
                 continue
             edge = {"from": node_id, "to": None, "grad": None, "kind": "flow", "_key": (node_id, index)}
+            edge_index = len(self.edges)
+            self.outgoing.setdefault(node_id, []).append((edge_index, index))
             self.edges.append(edge)  # before the nodes below it, so edges read from the root down
             edge["to"] = self._visit(parent)
+            self.incoming.setdefault(edge["to"], []).append(edge_index)
+        node.register_prehook(lambda grad_outputs, node=node, node_id=node_id: self._before_node(node, node_id))
         node.register_hook(
             lambda grad_inputs, grad_outputs, node_id=node_id: self._on_node(node_id, grad_inputs, grad_outputs)
         )
@@ -341,18 +360,58 @@ class _Walk:
         if self.finished or self.active:
             return None
         self.active = True
+        self.thread = threading.get_ident()
         self.seed = tensor_text(grad_outputs[0]) if grad_outputs and grad_outputs[0] is not None else None
         torch.autograd.Variable._execution_engine.queue_callback(self._finish)
         return None
 
+    def _before_node(self, node, node_id: str):
+        """Read, before the node runs (and frees them), what it saved: its local derivatives."""
+        if self.active:
+            self.threads.add(threading.get_ident())
+            if self.thread == threading.get_ident():
+                self.factors[node_id] = _factors(node, self._input_name)
+        return None
+
     def _on_node(self, node_id, grad_inputs, grad_outputs):
+        """The node has run: its hook's call is its step, so the steps' order is the engine's.
+        What arrived on each incoming edge was sent by nodes that ran before (their own steps);
+        when several arrived, ``received`` is the sum the engine made of them."""
         if not self.active:
             return None
+        self.threads.add(threading.get_ident())
+        if threading.get_ident() != self.thread:
+            return None  # another thread's pass through a shared node: _finish refuses the record
         for index, grad in enumerate(grad_inputs):
             if grad is not None:
                 self.flows[(node_id, index)] = tensor_text(grad)
         if grad_outputs and grad_outputs[0] is not None:
             self.flows[(node_id, -1)] = tensor_text(grad_outputs[0])  # what reached the node
+        arrived = []
+        for edge_index in self.incoming.get(node_id, []):
+            edge = self.edges[edge_index]
+            grad = self.seed if edge["kind"] == "seed" else self.flows.get(edge["_key"])
+            if grad is not None:
+                arrived.append({"edge": edge_index, "grad": grad})
+        factors = self.factors.get(node_id, {})
+        sent = []
+        for edge_index, index in self.outgoing.get(node_id, []):
+            grad = self.flows.get((node_id, index))
+            item: dict[str, Any] = {"edge": edge_index, "grad": grad}
+            if index in factors and grad is not None:
+                item["factor"] = factors[index]
+            sent.append(item)
+        step: dict[str, Any] = {
+            "node": node_id,
+            "received": [None if g is None else tensor_text(g) for g in grad_outputs],
+            "in": arrived,
+            "sent": sent,
+        }
+        if node_id in self.leaf_of:
+            entry, leaf = self.leaf_of[node_id]
+            step["leaf"] = entry["id"]
+            step["grad_after"] = None if leaf.grad is None else tensor_text(leaf.grad)
+        self.steps.append(step)
         return None
 
     def _finish(self) -> None:
@@ -379,7 +438,68 @@ class _Walk:
                 edge["grad"] = self.flows.get(key)
             edges.append(edge)
         self.record["data"].update(nodes=self.nodes, edges=edges, backward=self.seed is not None)
+        if self.seed is not None:
+            self.record["data"]["steps"] = self.steps
         self.record.pop("_finish", None)
+        if len(self.threads) > 1:
+            self.record["_error"] = (
+                f"'# snippet: graph {self.root_name}': its backward pass ran in {len(self.threads)} threads, so its"
+                " steps have no one order to show; call backward() once, from one thread, while the graph is drawn"
+            )
+        elif self.seed is not None and not self.steps:
+            self.record["_error"] = (
+                f"'# snippet: graph {self.root_name}': its backward pass ran none of the graph's nodes, so there"
+                " are no steps to show"
+            )
+
+    def _input_name(self, node, index: int) -> str | None:
+        """The snippet's name for input ``index`` of ``node`` (a leaf, or a named non-leaf), if any."""
+        parent = node.next_functions[index][0] if index < len(node.next_functions) else None
+        if parent is None:
+            return None
+        if hasattr(parent, "variable"):
+            return self.names.get(id(parent.variable))
+        for name, tensor in self.named:
+            if tensor.grad_fn is parent and self.names.get(id(tensor)) == name:
+                return name
+        return None
+
+
+def _factors(node, input_name) -> dict[int, str]:
+    """Input index -> the local derivative ``node`` multiplies by for it, in words, where it is
+    simple: a sum passes its gradient on (times 1), a product multiplies by the other factor, a power
+    ``u ** n`` by ``n·u^(n-1)``. Read from what the node saved for its backward, before it runs.
+    Any other node gets none: the step then says what it received and sent, nothing more."""
+    import torch
+
+    kind = type(node).__name__
+    try:
+        if kind in ("AddBackward0", "SubBackward0"):
+            alpha = float(node._saved_alpha)
+            second = -alpha if kind == "SubBackward0" else alpha
+            return {0: "1", 1: number(second)}
+        if kind == "MulBackward0":
+            one, other = node._saved_self, node._saved_other
+            out = {}
+            for index, factor, partner in ((0, other, 1), (1, one, 0)):
+                if isinstance(factor, torch.Tensor):
+                    name = input_name(node, partner)
+                    value = tensor_text(factor)
+                    out[index] = f"{name} = {value}" if name else value
+            return out
+        if kind == "PowBackward0":
+            exponent, base = float(node._saved_exponent), node._saved_self
+            if not isinstance(base, torch.Tensor):
+                return {}
+            value = tensor_text(exponent * base.detach().double() ** (exponent - 1))
+            name = input_name(node, 0) or "(its input)"
+            joined = name if len(name) == 1 else f"·{name}"  # 2u, but 2·loss
+            power = "" if exponent == 2 else f"^{number(exponent - 1)}"
+            formula = f"{number(exponent)}{joined}{power}"
+            return {0: f"{formula} = {value}"}
+    except (AttributeError, RuntimeError, TypeError, ValueError):
+        return {}
+    return {}
 
 
 def _is_tensor(node, attr: str) -> bool:
