@@ -51,7 +51,7 @@ from typing import Any
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
 from snippet_runner.machine import pinned
-from snippet_runner.pictures import vizjs
+from snippet_runner.pictures import steps, vizjs
 from snippet_runner.pictures.data import CurvesData, GraphData, PictureData
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
@@ -98,9 +98,10 @@ class Drawer:
         prefix = _prefix(snippet.rel, number)
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
+        played = steps.html(picture.data, prefix) if picture.data["kind"] == "graph" else ""
         return (
             f'<figure class="snippet-picture snippet-picture-{picture.kind}" id="{prefix}">'
-            f"{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+            f"{svg}<figcaption>{escape(caption)}</figcaption>{played}</figure>"
         )
 
     def svg(self, picture, snippet, prefix: str) -> str:
@@ -273,9 +274,10 @@ def _graph_object(data: GraphData) -> dict:
             else:
                 kept = f"not a leaf · retain_grad() · .grad = {node.get('grad') or 'None'}"
             attrs = {"label": f"{node['name']} = {node['value']}\n{kept}", "shape": "ellipse", "style": "dashed"}
+        attrs["id"] = node["id"]  # the player (assets/backward-steps.js) lights it up by this id
         nodes.append({"name": node["id"], "attributes": _labelled(attrs)})
     edges = []
-    for edge in data["edges"]:
+    for index, edge in enumerate(data["edges"]):
         attrs = {}
         if edge["kind"] == "grad_fn":
             attrs = {"style": "dotted", "arrowhead": "none", "label": " grad_fn"}
@@ -283,6 +285,7 @@ def _graph_object(data: GraphData) -> dict:
             attrs = {"label": f" {edge['grad']}"}
         if edge["kind"] == "accumulate":
             attrs["style"] = "bold"
+        attrs["id"] = f"e{index}"  # a step names the edges it lights up by their index in the data
         edges.append({"tail": edge["from"], "head": edge["to"], "attributes": _labelled(attrs)})
     return {
         "directed": True,
