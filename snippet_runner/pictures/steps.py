@@ -102,25 +102,28 @@ def _sentence(step: Step, edges, label: dict[str, str]) -> str:
     if len(arrived) > 1:
         parts = " and ".join(f"{a['grad']} from {label[edges[a['edge']]['from']]}" for a in arrived)
         plus = " + ".join(a["grad"] for a in arrived)
-        head = f"{name} receives {parts}; the engine adds them: {plus} = {received}. It"
+        intro, then = f"{name} receives {parts}; the engine adds them: {plus} = {received}", ". It"
     else:
-        head = f"{name} receives {received} and"
+        intro, then = f"{name} receives {received}", " and"
     if "leaf" in step:
         leaf = label[step["leaf"]]
-        return f"{head} adds it to {leaf}.grad: {leaf}.grad is now {step.get('grad_after') or 'None'}."
+        return f"{intro}{then} adds it to {leaf}.grad: {leaf}.grad is now {step.get('grad_after') or 'None'}."
     sent = _sent(step)
     if not sent:
-        return f"{head} sends nothing on."
+        return f"{intro}{then} sends nothing on."
     factors = [item.get("factor") for item in sent]
+
+    def target(item) -> str:
+        return label[edges[item["edge"]]["to"]]
+
     if all(f == "1" for f in factors):
-        targets = " and ".join(f"{item['grad']} to {label[edges[item['edge']]['to']]}" for item in sent)
-        return f"{head} passes it on unchanged (the derivative of a sum is 1): it sends {targets}."
+        targets = " and ".join(f"{item['grad']} to {target(item)}" for item in sent)
+        return f"{intro}{then} passes it on unchanged (the derivative of a sum is 1): it sends {targets}."
     if len(sent) == 1 and factors[0]:
-        item = sent[0]
-        return f"{head} multiplies by {factors[0]}: it sends {item['grad']} to {label[edges[item['edge']]['to']]}."
-    targets = " and ".join(
-        f"{item['grad']} to {label[edges[item['edge']]['to']]}"
-        + (f" (times {item['factor']})" if item.get("factor") else "")
-        for item in sent
-    )
-    return f"{head} sends {targets}."
+        return f"{intro}{then} multiplies by {factors[0]}: it sends {sent[0]['grad']} to {target(sent[0])}."
+    if all(factors):
+        each = "; ".join(
+            f"to {target(item)} it sends {received} times {item['factor']}, which is {item['grad']}" for item in sent
+        )
+        return f"{intro}: {each}."
+    return f"{intro}{then} sends " + " and ".join(f"{item['grad']} to {target(item)}" for item in sent) + "."
