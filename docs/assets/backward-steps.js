@@ -33,10 +33,10 @@
     text.className = "snippet-step-text"
     const controls = document.createElement("div")
     controls.className = "snippet-player-controls"
-    const start = button("⏮ Start", "Before the first step (Home)", () => go(0))
+    const start = button("Start", "Before the first step (Home)", () => go(0))
     const back = button("◀ Back", "The step before (left arrow)", () => go(at - 1))
     const next = button("Next ▶", "The next step (right arrow)", () => go(at + 1))
-    const end = button("End ⏭", "The last step: each leaf's .grad (End)", () => go(steps.length))
+    const end = button("End", "The last step: each leaf's .grad (End)", () => go(steps.length))
     controls.append(start, back, next, end)
 
     const player = document.createElement("div")
