@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
 
 from devtools.scratch import ScratchProject
 
-from .audit import MATERIAL_SCHEME, SCHEMES, WIDTHS, axe_source, new_context
+from .audit import MATERIAL_SCHEME, axe_source, new_context
 from .pages import open_page, wait_until_rendered
+from .pdf_text import read, squash
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN_RULE = ("chain-rule.html", "chain_rule/autograd_check")
@@ -291,6 +293,47 @@ def test_every_graph_page_has_a_player_that_passes_axe_and_keeps_its_contrast(br
                     "p => Array.from(p.querySelectorAll('button')).map(b => [b.offsetWidth, b.offsetHeight])"
                 )
                 assert all(w >= 24 and h >= 24 for w, h in sizes), sizes  # WCAG 2.5.8 target size
+    finally:
+        context.close()
+
+
+# -- on paper -------------------------------------------------------------------------------------
+
+
+def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site, browser):
+    """The print page keeps the picture and, under it, the steps (shown by print media, the player
+    hidden); the PDF's text holds every step's sentence, in order, the fan-out's sum among them."""
+    html = (built_site / "print_page.html").read_text(encoding="utf-8")
+    figures = re.findall(r'<figure class="snippet-picture snippet-picture-graph".*?</figure>', html, re.S)
+    assert len(figures) == sum(len(ids) for ids in graph_pages(built_site).values())
+    text = read(built_site / "pdf" / "autograd-part2.pdf").all_text()
+    for figure in figures:
+        items = [
+            squash(unescape(re.sub(r"<[^>]+>", "", li))) for li in re.findall(r"<li\b[^>]*>(.*?)</li>", figure, re.S)
+        ]
+        assert len(items) >= 3, figure[:200]
+        at = 0
+        for item in items:
+            found = text.find(item, at)
+            assert found >= 0, item
+            at = found + len(item)
+    data = approved(FAN_OUT[1])
+    (adding,) = [step for step in data["steps"] if len(step["in"]) > 1]
+    assert f"{' + '.join(a['grad'] for a in adding['in'])} = {adding['received'][0]}" in text
+    context = new_context(browser, "light", "desktop", built_site.as_uri() + "/")
+    try:
+        page = context.new_page()
+        page.goto(f"{built_site.as_uri()}/print_page.html")
+        wait_until_rendered(page)
+        page.emulate_media(media="print")
+        shown = page.evaluate(
+            """() => Array.from(document.querySelectorAll("figure.snippet-picture-graph")).map(f => [
+                getComputedStyle(f.querySelector(".snippet-steps")).display !== "none" && f.querySelector("ol.snippet-steps-list").offsetHeight > 0,
+                getComputedStyle(f.querySelector("ol.snippet-steps-list")).listStyleType,
+                f.querySelector(".snippet-player") ? getComputedStyle(f.querySelector(".snippet-player")).display : "none",
+                !!f.querySelector("svg.snippet-picture-svg")])"""
+        )
+        assert shown and all(s == [True, "decimal", "none", True] for s in shown), shown
     finally:
         context.close()
 
