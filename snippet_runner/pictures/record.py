@@ -332,8 +332,8 @@ class _Walk:
             edge_index = len(self.edges)
             self.outgoing.setdefault(node_id, []).append((edge_index, index))
             self.edges.append(edge)  # before the nodes below it, so edges read from the root down
-            edge["to"] = self._visit(parent)
-            self.incoming.setdefault(edge["to"], []).append(edge_index)
+            target = edge["to"] = self._visit(parent)
+            self.incoming.setdefault(target, []).append(edge_index)
         node.register_prehook(lambda grad_outputs, node=node, node_id=node_id: self._before_node(node, node_id))
         node.register_hook(
             lambda grad_inputs, grad_outputs, node_id=node_id: self._on_node(node_id, grad_inputs, grad_outputs)

@@ -31,7 +31,7 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
     nodes = {node["id"]: node for node in data["nodes"]}
     edges = data["edges"]
     label = _labels(data)
-    out = []
+    out: list[tuple[str, list[str], list[str], list[str]]] = []
     seed = next((i for i, e in enumerate(edges) if e["kind"] == "seed"), None)
     if seed is not None:
         edge = edges[seed]
