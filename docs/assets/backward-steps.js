@@ -21,7 +21,7 @@
 
   function setUp(box) {
     if (box.dataset.player === "1") return
-    const figure = box.closest("figure")
+    const figure = document.getElementById(box.dataset.picture) // the picture the list follows
     const svg = figure && figure.querySelector("svg.snippet-picture-svg")
     const steps = Array.from(box.querySelectorAll("ol.snippet-steps-list > li"))
     if (!svg || steps.length === 0) return

@@ -99,9 +99,11 @@ class Drawer:
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
         played = steps.html(picture.data, prefix) if picture.data["kind"] == "graph" else ""
+        # the steps follow the figure, not inside it: on paper a figure is never split across
+        # sheets (assets/print.css), and its list of steps may be
         return (
             f'<figure class="snippet-picture snippet-picture-{picture.kind}" id="{prefix}">'
-            f"{svg}<figcaption>{escape(caption)}</figcaption>{played}</figure>"
+            f"{svg}<figcaption>{escape(caption)}</figcaption></figure>{played}"
         )
 
     def svg(self, picture, snippet, prefix: str) -> str:

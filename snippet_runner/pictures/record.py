@@ -55,6 +55,7 @@ import threading
 from typing import Any
 
 MAX_NODES = 60
+MAX_EDGES = 2 * MAX_NODES  # a node may feed one input twice (x * x), so edges may outnumber nodes
 
 
 class Watch:
@@ -266,6 +267,7 @@ class _Walk:
         self.outgoing: dict[str, list[tuple[int, int]]] = {}  # node id -> (edge index, input index)
         self.factors: dict[str, dict[int, str]] = {}  # node id -> input index -> its local derivative, in words
         self.thread: int | None = None  # the thread the backward pass started in
+        self.wide: str | None = None  # why a step would be too large to show, if it would
         self.threads: set[int] = set()
 
     def start(self) -> None:
@@ -284,11 +286,15 @@ class _Walk:
             shown.add(id(tensor))
             entry = self._tensor_node(tensor, name, leaf=False)
             self.edges.append({"from": entry["id"], "to": self.ids[node], "grad": None, "kind": "grad_fn"})
-        if len(self.nodes) > MAX_NODES:
+        if len(self.nodes) > MAX_NODES or len(self.edges) > MAX_EDGES:
             self.finished = True  # its hooks stay on the nodes, doing nothing
+            size = (
+                f"{len(self.nodes)} nodes, more than {MAX_NODES}"
+                if len(self.nodes) > MAX_NODES
+                else f"{len(self.edges)} edges, more than {MAX_EDGES}"
+            )
             raise ValueError(
-                f"'# snippet: graph {self.root_name}': the graph has {len(self.nodes)} nodes, more than"
-                f" {MAX_NODES} can be read on a page; draw a part of it with"
+                f"'# snippet: graph {self.root_name}': the graph has {size} can be read on a page; draw a part of it with"
                 f" '# snippet: graph {self.root_name} stop_at=t', which draws it only down to an"
                 " intermediate tensor t, or show a smaller model"
             )
@@ -401,9 +407,11 @@ class _Walk:
             if index in factors and grad is not None:
                 item["factor"] = factors[index]
             sent.append(item)
+        if len(grad_outputs) > MAX_EDGES:
+            self.wide = self.wide or f"{len(grad_outputs)} outputs of one node"
         step: dict[str, Any] = {
             "node": node_id,
-            "received": [None if g is None else tensor_text(g) for g in grad_outputs],
+            "received": [None if g is None else tensor_text(g) for g in grad_outputs[:MAX_EDGES]],
             "in": arrived,
             "sent": sent,
         }
@@ -446,6 +454,11 @@ class _Walk:
                 f"'# snippet: graph {self.root_name}': its backward pass ran in {len(self.threads)} threads, so its"
                 " steps have no one order to show; call backward() once, from one thread, while the graph is drawn"
             )
+        elif self.wide is not None:
+            self.record["_error"] = (
+                f"'# snippet: graph {self.root_name}': its backward pass has a node with {self.wide}, more"
+                f" than {MAX_EDGES} can be shown in a step; draw a smaller graph"
+            )
         elif self.seed is not None and not self.steps:
             self.record["_error"] = (
                 f"'# snippet: graph {self.root_name}': its backward pass ran none of the graph's nodes, so there"
@@ -483,7 +496,7 @@ def _factors(node, input_name) -> dict[int, str]:
             out = {}
             for index, factor, partner in ((0, other, 1), (1, one, 0)):
                 if isinstance(factor, torch.Tensor):
-                    name = input_name(node, partner)
+                    name = _short_name(input_name(node, partner))
                     value = tensor_text(factor)
                     out[index] = f"{name} = {value}" if name else value
             return out
@@ -492,7 +505,7 @@ def _factors(node, input_name) -> dict[int, str]:
             if not isinstance(base, torch.Tensor):
                 return {}
             value = tensor_text(exponent * base.detach().double() ** (exponent - 1))
-            name = input_name(node, 0) or "(its input)"
+            name = _short_name(input_name(node, 0)) or "(its input)"
             joined = name if len(name) == 1 else f"·{name}"  # 2u, but 2·loss
             power = "" if exponent == 2 else f"^{number(exponent - 1)}"
             formula = f"{number(exponent)}{joined}{power}"
@@ -500,6 +513,11 @@ def _factors(node, input_name) -> dict[int, str]:
     except (AttributeError, RuntimeError, TypeError, ValueError):
         return {}
     return {}
+
+
+def _short_name(name: str | None) -> str | None:
+    """A name short enough for a step's sentence (a step's strings stay under 200 characters)."""
+    return name if name is not None and len(name) <= 40 else None
 
 
 def _is_tensor(node, attr: str) -> bool:

@@ -62,7 +62,8 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
 
 
 def html(data: GraphData, prefix: str) -> str:
-    """The steps as the ``<div>`` the player reads (and the PDF prints), or "" without steps."""
+    """The steps as the ``<div>`` the player reads (and the PDF prints), or "" without steps: it
+    follows the picture's ``<figure>`` (whose id, ``prefix``, its ``data-picture`` names)."""
     items = []
     for text, nodes, arriving, sent in sentences(data):
         attrs = {"data-node": nodes, "data-in": arriving, "data-out": sent}

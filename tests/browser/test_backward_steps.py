@@ -261,10 +261,10 @@ def test_every_graph_page_has_a_player_that_passes_axe_and_keeps_its_contrast(br
                 unfold(figure)
                 player = figure.locator(".snippet-player")
                 assert player.count() == 1, (name, figure_id_)
-                steps = figure.locator("ol.snippet-steps-list > li").count()
+                steps = page.locator(f"#{figure_id_} + .snippet-steps ol.snippet-steps-list > li").count()
                 # the busiest step: the one lighting the most edges
                 counts = figure.evaluate(
-                    "f => Array.from(f.querySelectorAll('ol.snippet-steps-list > li'))"
+                    "f => Array.from(f.nextElementSibling.querySelectorAll('ol.snippet-steps-list > li'))"
                     ".map(li => (li.dataset.in + ' ' + li.dataset.out).trim().split(/ +/).length)"
                 )
                 busiest = counts.index(max(counts)) + 1
@@ -304,7 +304,11 @@ def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site
     """The print page keeps the picture and, under it, the steps (shown by print media, the player
     hidden); the PDF's text holds every step's sentence, in order, the fan-out's sum among them."""
     html = (built_site / "print_page.html").read_text(encoding="utf-8")
-    figures = re.findall(r'<figure class="snippet-picture snippet-picture-graph".*?</figure>', html, re.S)
+    figures = re.findall(
+        r'<figure class="snippet-picture snippet-picture-graph"[^>]*>.*?</figure><div class="snippet-steps".*?</ol>',
+        html,
+        re.S,
+    )
     assert len(figures) == sum(len(ids) for ids in graph_pages(built_site).values())
     text = read(built_site / "pdf" / "autograd-part2.pdf").all_text()
     for figure in figures:
@@ -328,8 +332,9 @@ def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site
         page.emulate_media(media="print")
         shown = page.evaluate(
             """() => Array.from(document.querySelectorAll("figure.snippet-picture-graph")).map(f => [
-                getComputedStyle(f.querySelector(".snippet-steps")).display !== "none" && f.querySelector("ol.snippet-steps-list").offsetHeight > 0,
-                getComputedStyle(f.querySelector("ol.snippet-steps-list")).listStyleType,
+                getComputedStyle(f.nextElementSibling).display !== "none"
+                  && f.nextElementSibling.querySelector("ol.snippet-steps-list").offsetHeight > 0,
+                getComputedStyle(f.nextElementSibling.querySelector("ol.snippet-steps-list")).listStyleType,
                 f.querySelector(".snippet-player") ? getComputedStyle(f.querySelector(".snippet-player")).display : "none",
                 !!f.querySelector("svg.snippet-picture-svg")])"""
         )

@@ -195,3 +195,19 @@ def test_changed_steps_are_caught_and_shown_as_a_diff(engines):
     removed = [line for line in caught.value.detail.splitlines() if line.startswith("-") and '"node"' in line]
     added = [line for line in caught.value.detail.splitlines() if line.startswith("+") and '"node"' in line]
     assert any('"grad": "60"' in line for line in removed) and any('"grad": "78"' in line for line in added)
+
+
+def test_a_graph_with_more_edges_than_a_page_can_show_is_refused():
+    """The recorded steps stay bounded (record.MAX_EDGES): one node fed the same leaf 130 times."""
+    shown, failed, _ = capture(
+        """
+        import torch
+        x = torch.tensor(2.0, requires_grad=True)
+        y = torch.stack([x] * 130).sum()
+        y.backward()
+        """,
+        "graph y",
+    )
+    assert shown == []
+    ((line, message),) = failed
+    assert line == 1 and f"edges, more than {record.MAX_EDGES}" in message
