@@ -27,6 +27,10 @@ Every SVG is then made fit for the page:
   the print page, which holds every page) never clash;
 * accessible: ``role="img"``, a ``<title>`` and a ``<desc>`` that say what the picture shows in
   words, with its key values, and a ``<figcaption>`` under it.
+* steppable: every node and edge of a graph's SVG has an id from the data (``<prefix>-f2``,
+  ``<prefix>-e3``: the edge's index in the data), and the figure is followed by the run's backward
+  steps (:mod:`snippet_runner.pictures.steps`), which ``assets/backward-steps.js`` plays on screen
+  by lighting up those ids, and the PDF prints as a numbered list.
 
 **Cache.** An SVG is a function of its data and of this code, so it is cached under a hash of both
 (and of the drawing libraries' versions, ``@viz-js/viz``'s and matplotlib's) in ``<cache>/pictures/``. The data itself is part of the

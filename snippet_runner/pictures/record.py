@@ -38,6 +38,16 @@ written here:
   gradient on the edge into the root's node, too);
 * ``saved`` lists what each node saved for the backward pass and whether that backward freed it,
   which is what ``retain_graph`` is about.
+* ``steps`` is the backward pass as the engine ran it, for the player under the picture
+  (:mod:`snippet_runner.pictures.steps`): each node's hook (``Node.register_hook``, called right
+  after the node ran) is one step, in the order of the calls, which is the engine's order, never
+  one guessed from the drawing. A step holds what the node received (its ``grad_outputs``; where
+  two edges bring gradients to one input, the engine has summed them, and the step lists each
+  part as its sender sent it), what it sent on each edge (its ``grad_inputs``), the local
+  derivative where it is simple (read by the node's ``register_prehook`` from what it saved,
+  before the node runs and frees it), and for an ``AccumulateGrad`` the leaf's ``.grad`` just
+  after. The hooks are PyTorch's public ones; a pass whose hooks run in more than one thread has
+  no one order, and is refused, as is a pass that runs none of the graph's nodes.
 
 Only the first backward pass through the named tensor is recorded. A graph of more than
 ``MAX_NODES`` nodes is refused, and the message says how to draw a part (``stop_at=NAME``).

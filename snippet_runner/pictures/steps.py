@@ -36,10 +36,12 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
     if seed is not None:
         edge = edges[seed]
         root = nodes[edge["from"]]
+        name, grad = root["name"], edge["grad"]
+        # a scalar's backward() starts from d name / d name = 1; any other start was passed to it
+        start = f"d{name}/d{name} = 1" if grad == "1" else f"{grad}, the gradient it was given"
         out.append(
             (
-                f"backward() starts at {root['name']}: the gradient of {root['name']} with respect to itself,"
-                f" {edge['grad']}, goes to {label[edge['to']]}.",
+                f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}.",
                 [edge["from"]],
                 [],
                 [f"e{seed}"],

@@ -297,6 +297,21 @@ def test_every_graph_page_has_a_player_that_passes_axe_and_keeps_its_contrast(br
         context.close()
 
 
+def test_without_javascript_the_picture_stays_as_drawn(browser, built_site):
+    page_path, rel = CHAIN_RULE
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(f"{built_site.as_uri()}/{page_path}")
+        figure = page.locator(f"#{figure_id(rel)}")
+        assert figure.locator("svg.snippet-picture-svg").is_visible()
+        assert figure.locator(".snippet-player").count() == 0
+        assert figure.locator("svg .snippet-step-node, svg .snippet-step-in, svg .snippet-step-out").count() == 0
+        assert not page.locator(f"#{figure_id(rel)} + .snippet-steps").is_visible()  # the list is for paper
+    finally:
+        context.close()
+
+
 # -- on paper -------------------------------------------------------------------------------------
 
 
