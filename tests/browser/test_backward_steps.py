@@ -243,10 +243,14 @@ def graph_pages(site: Path) -> dict[str, list[str]]:
 @pytest.mark.parametrize("width", ["desktop", "phone"])
 def test_every_graph_page_has_a_player_that_passes_axe_and_keeps_its_contrast(browser, built_site, scheme, width):
     pages = graph_pages(built_site)
-    snippets_with_steps = [
-        p for p in (ROOT / "snippets").rglob("*.pictures.json") if '"steps": [' in p.read_text(encoding="utf-8")
-    ]
-    assert sum(len(ids) for ids in pages.values()) == len(snippets_with_steps) + 1  # control_flow shows two
+    # every graph the snippets' approved data holds steps for has a picture on some page
+    recorded = sum(
+        1
+        for path in (ROOT / "snippets").rglob("*.pictures.json")
+        for data in json.loads(path.read_text(encoding="utf-8"))
+        if data.get("steps")
+    )
+    assert recorded >= 12 and sum(len(ids) for ids in pages.values()) == recorded
     axe = axe_source()
     context = new_context(browser, scheme, width, built_site.as_uri() + "/")
     try:

@@ -211,3 +211,19 @@ def test_a_graph_with_more_edges_than_a_page_can_show_is_refused():
     assert shown == []
     ((line, message),) = failed
     assert line == 1 and f"edges, more than {record.MAX_EDGES}" in message
+
+
+def test_the_build_stops_with_one_message_naming_the_setting(tmp_path):
+    """The whole build (`make site`'s atomic build of a small project): no traceback, no site."""
+    from devtools.scratch import ScratchProject
+
+    project = ScratchProject.minimal(tmp_path)
+    project.write("docs/index.md", "# Page\n\n{{ run page/threads.py }}\n")
+    project.write("snippets/page/threads.py", THREADS)
+    project.write("snippets/page/threads.out", "tensor(14.)\n")
+    code, log = project.build()
+    assert code != 0
+    mentions = [line for line in log.splitlines() if "ran in 2 threads" in line]
+    assert len(mentions) == 1, log
+    assert "snippets/page/threads.py:1:" in mentions[0], log
+    assert "Traceback" not in log and not (project.root / "site" / "index.html").exists()
