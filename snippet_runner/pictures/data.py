@@ -36,6 +36,33 @@ class FunctionNode(TypedDict):
 Edge = TypedDict("Edge", {"from": str, "to": str, "kind": str, "grad": str | None})
 
 
+class Arrival(TypedDict):
+    edge: int  # index into GraphData.edges: a "seed" or "flow" edge into the step's node
+    grad: str  # what the node at its tail sent along it (the seed, for the "seed" edge)
+
+
+class Sent(TypedDict):
+    edge: int  # index into GraphData.edges: a "flow" edge out of the step's node, or its "accumulate" edge
+    grad: str | None  # what the node sent along it (None: nothing, e.g. an input that needs no gradient)
+    factor: NotRequired[str]  # the local derivative it multiplied by, in words ("2u = 20", "1", "w = 3")
+
+
+# One backward node's run, as the engine's hooks saw it (pictures.record._Walk._on_node); "in" is a
+# keyword, hence the functional spelling. "in" lists what arrived on each incoming edge: with two or
+# more, received[0] is the engine's sum of them (fan-out).
+Step = TypedDict(
+    "Step",
+    {
+        "node": str,  # the function node's id ("f<n>")
+        "received": list[str | None],  # the gradient on each of its outputs, as it ran (its grad_outputs)
+        "in": list[Arrival],
+        "sent": list[Sent],
+        "leaf": NotRequired[str],  # AccumulateGrad: the id of the leaf's tensor node ...
+        "grad_after": NotRequired[str | None],  # ... and that leaf's .grad just after the node ran
+    },
+)
+
+
 class GraphData(TypedDict):
     kind: Literal["graph"]
     root: str
@@ -43,6 +70,7 @@ class GraphData(TypedDict):
     nodes: list[TensorNode | FunctionNode]
     edges: list[Edge]
     backward: bool  # whether the backward pass ran (and so whether the edges carry gradients)
+    steps: NotRequired[list[Step]]  # the nodes in the order the engine ran them (only when backward ran)
 
 
 class Series(TypedDict):

@@ -27,6 +27,10 @@ Every SVG is then made fit for the page:
   the print page, which holds every page) never clash;
 * accessible: ``role="img"``, a ``<title>`` and a ``<desc>`` that say what the picture shows in
   words, with its key values, and a ``<figcaption>`` under it.
+* steppable: every node and edge of a graph's SVG has an id from the data (``<prefix>-f2``,
+  ``<prefix>-e3``: the edge's index in the data), and the figure is followed by the run's backward
+  steps (:mod:`snippet_runner.pictures.steps`), which ``assets/backward-steps.js`` plays on screen
+  by lighting up those ids, and the PDF prints as a numbered list.
 
 **Cache.** An SVG is a function of its data and of this code, so it is cached under a hash of both
 (and of the drawing libraries' versions, ``@viz-js/viz``'s and matplotlib's) in ``<cache>/pictures/``. The data itself is part of the
@@ -51,7 +55,7 @@ from typing import Any
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
 from snippet_runner.machine import pinned
-from snippet_runner.pictures import vizjs
+from snippet_runner.pictures import steps, vizjs
 from snippet_runner.pictures.data import CurvesData, GraphData, PictureData
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
@@ -97,9 +101,12 @@ class Drawer:
         prefix = picture_prefix(snippet.rel, number)
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
+        played = steps.html(picture.data, prefix) if picture.data["kind"] == "graph" else ""
+        # the steps follow the figure, not inside it: on paper a figure is never split across
+        # sheets (assets/print.css), and its list of steps may be
         return (
             f'<figure class="snippet-picture snippet-picture-{picture.kind}" id="{prefix}">'
-            f"{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+            f"{svg}<figcaption>{escape(caption)}</figcaption></figure>{played}"
         )
 
     def svg(self, picture, snippet, prefix: str) -> str:
@@ -242,9 +249,10 @@ def _graph_object(data: GraphData) -> dict:
             else:
                 kept = f"not a leaf · retain_grad() · .grad = {node.get('grad') or 'None'}"
             attrs = {"label": f"{node['name']} = {node['value']}\n{kept}", "shape": "ellipse", "style": "dashed"}
+        attrs["id"] = node["id"]  # the player (assets/backward-steps.js) lights it up by this id
         nodes.append({"name": node["id"], "attributes": _labelled(attrs)})
     edges = []
-    for edge in data["edges"]:
+    for index, edge in enumerate(data["edges"]):
         attrs = {}
         if edge["kind"] == "grad_fn":
             attrs = {"style": "dotted", "arrowhead": "none", "label": " grad_fn"}
@@ -252,6 +260,7 @@ def _graph_object(data: GraphData) -> dict:
             attrs = {"label": f" {edge['grad']}"}
         if edge["kind"] == "accumulate":
             attrs["style"] = "bold"
+        attrs["id"] = f"e{index}"  # a step names the edges it lights up by their index in the data
         edges.append({"tail": edge["from"], "head": edge["to"], "attributes": _labelled(attrs)})
     return {
         "directed": True,

@@ -38,6 +38,16 @@ written here:
   gradient on the edge into the root's node, too);
 * ``saved`` lists what each node saved for the backward pass and whether that backward freed it,
   which is what ``retain_graph`` is about.
+* ``steps`` is the backward pass as the engine ran it, for the player under the picture
+  (:mod:`snippet_runner.pictures.steps`): each node's hook (``Node.register_hook``, called right
+  after the node ran) is one step, in the order of the calls, which is the engine's order, never
+  one guessed from the drawing. A step holds what the node received (its ``grad_outputs``; where
+  two edges bring gradients to one input, the engine has summed them, and the step lists each
+  part as its sender sent it), what it sent on each edge (its ``grad_inputs``), the local
+  derivative where it is simple (read by the node's ``register_prehook`` from what it saved,
+  before the node runs and frees it), and for an ``AccumulateGrad`` the leaf's ``.grad`` just
+  after. The hooks are PyTorch's public ones; a pass whose hooks run in more than one thread has
+  no one order, and is refused, as is a pass that runs none of the graph's nodes.
 
 Only the first backward pass through the named tensor is recorded. A graph of more than
 ``MAX_NODES`` nodes is refused, and the message says how to draw a part (``stop_at=NAME``).
@@ -51,9 +61,11 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from typing import Any
 
 MAX_NODES = 60
+MAX_EDGES = 2 * MAX_NODES  # a node may feed one input twice (x * x), so edges may outnumber nodes
 
 
 class Watch:
@@ -145,6 +157,9 @@ class Watch:
                 finish = record.pop("_finish", None)
                 if finish is not None:
                     finish()
+                if "_error" in record:
+                    self.errors[line] = record.pop("_error")
+                    continue
                 pictures.append({"kind": "graph", "line": line, "data": record["data"]})
                 continue
             name = options["name"]
@@ -252,15 +267,26 @@ class _Walk:
         self.flows: dict[tuple[str, int], str] = {}  # (node id, input index) -> gradient
         self.tensors: list[tuple[dict, Any]] = []  # (tensor node, tensor): .grad read at the end
         self.saved_of: list[tuple[dict, Any, list[str]]] = []
+        self.leaf_of: dict[str, tuple[dict, Any]] = {}  # AccumulateGrad's id -> its leaf (node, tensor)
         self.seed: str | None = None
         self.active = False
         self.finished = False
+        # the steps: one per node, in the order autograd's engine ran them (see _on_node)
+        self.steps: list[dict] = []
+        self.incoming: dict[str, list[int]] = {}  # node id -> the edges (indices) that bring it a gradient
+        self.outgoing: dict[str, list[tuple[int, int]]] = {}  # node id -> (edge index, input index)
+        self.factors: dict[str, dict[int, str]] = {}  # node id -> input index -> its local derivative, in words
+        self.thread: int | None = None  # the thread the backward pass started in
+        self.wide: str | None = None  # why a step would be too large to show, if it would
+        self.threads: set[int] = set()
 
     def start(self) -> None:
         root_node = self._tensor_node(self.root, self.root_name, leaf=False)
         seed = {"from": root_node["id"], "to": None, "grad": None, "kind": "seed"}
         self.edges.append(seed)
+        self.root.grad_fn.register_prehook(self._on_root)  # first, so it runs before the node's own prehook
         seed["to"] = self._visit(self.root.grad_fn)
+        self.incoming.setdefault(seed["to"], []).insert(0, 0)
         # the caller's other non-leaf tensors that are outputs of nodes in this graph, by name
         shown = {id(self.root)} | {id(t) for t in self.stop_nodes.values()}
         for name, tensor in self.named:
@@ -270,15 +296,18 @@ class _Walk:
             shown.add(id(tensor))
             entry = self._tensor_node(tensor, name, leaf=False)
             self.edges.append({"from": entry["id"], "to": self.ids[node], "grad": None, "kind": "grad_fn"})
-        if len(self.nodes) > MAX_NODES:
+        if len(self.nodes) > MAX_NODES or len(self.edges) > MAX_EDGES:
             self.finished = True  # its hooks stay on the nodes, doing nothing
+            size = (
+                f"{len(self.nodes)} nodes, more than {MAX_NODES}"
+                if len(self.nodes) > MAX_NODES
+                else f"{len(self.edges)} edges, more than {MAX_EDGES}"
+            )
             raise ValueError(
-                f"'# snippet: graph {self.root_name}': the graph has {len(self.nodes)} nodes, more than"
-                f" {MAX_NODES} can be read on a page; draw a part of it with"
+                f"'# snippet: graph {self.root_name}': the graph has {size} can be read on a page; draw a part of it with"
                 f" '# snippet: graph {self.root_name} stop_at=t', which draws it only down to an"
                 " intermediate tensor t, or show a smaller model"
             )
-        self.root.grad_fn.register_prehook(self._on_root)
         self.record["data"] = {"kind": "graph", "root": self.root_name, "title": self.title}
         self.record["_finish"] = self._finish
 
@@ -307,15 +336,21 @@ class _Walk:
         if hasattr(node, "variable"):  # AccumulateGrad: the leaf it fills
             leaf = node.variable
             tensor = self._tensor_node(leaf, self.names.get(id(leaf), "(unnamed leaf)"), leaf=True)
+            self.outgoing.setdefault(node_id, []).append((len(self.edges), -1))
             self.edges.append(
                 {"from": node_id, "to": tensor["id"], "grad": None, "kind": "accumulate", "_key": (node_id, -1)}
             )
+            self.leaf_of[node_id] = (tensor, leaf)
         for index, (parent, _) in enumerate(node.next_functions):
             if parent is None:
                 continue
             edge = {"from": node_id, "to": None, "grad": None, "kind": "flow", "_key": (node_id, index)}
+            edge_index = len(self.edges)
+            self.outgoing.setdefault(node_id, []).append((edge_index, index))
             self.edges.append(edge)  # before the nodes below it, so edges read from the root down
-            edge["to"] = self._visit(parent)
+            target = edge["to"] = self._visit(parent)
+            self.incoming.setdefault(target, []).append(edge_index)
+        node.register_prehook(lambda grad_outputs, node=node, node_id=node_id: self._before_node(node, node_id))
         node.register_hook(
             lambda grad_inputs, grad_outputs, node_id=node_id: self._on_node(node_id, grad_inputs, grad_outputs)
         )
@@ -341,18 +376,60 @@ class _Walk:
         if self.finished or self.active:
             return None
         self.active = True
+        self.thread = threading.get_ident()
         self.seed = tensor_text(grad_outputs[0]) if grad_outputs and grad_outputs[0] is not None else None
         torch.autograd.Variable._execution_engine.queue_callback(self._finish)
         return None
 
+    def _before_node(self, node, node_id: str):
+        """Read, before the node runs (and frees them), what it saved: its local derivatives."""
+        if self.active:
+            self.threads.add(threading.get_ident())
+            if self.thread == threading.get_ident():
+                self.factors[node_id] = _factors(node, self._input_name)
+        return None
+
     def _on_node(self, node_id, grad_inputs, grad_outputs):
+        """The node has run: its hook's call is its step, so the steps' order is the engine's.
+        What arrived on each incoming edge was sent by nodes that ran before (their own steps);
+        when several arrived, ``received`` is the sum the engine made of them."""
         if not self.active:
             return None
+        self.threads.add(threading.get_ident())
+        if threading.get_ident() != self.thread:
+            return None  # another thread's pass through a shared node: _finish refuses the record
         for index, grad in enumerate(grad_inputs):
             if grad is not None:
                 self.flows[(node_id, index)] = tensor_text(grad)
         if grad_outputs and grad_outputs[0] is not None:
             self.flows[(node_id, -1)] = tensor_text(grad_outputs[0])  # what reached the node
+        arrived = []
+        for edge_index in self.incoming.get(node_id, []):
+            edge = self.edges[edge_index]
+            grad = self.seed if edge["kind"] == "seed" else self.flows.get(edge["_key"])
+            if grad is not None:
+                arrived.append({"edge": edge_index, "grad": grad})
+        factors = self.factors.get(node_id, {})
+        sent = []
+        for edge_index, index in self.outgoing.get(node_id, []):
+            grad = self.flows.get((node_id, index))
+            item: dict[str, Any] = {"edge": edge_index, "grad": grad}
+            if index in factors and grad is not None:
+                item["factor"] = factors[index]
+            sent.append(item)
+        if len(grad_outputs) > MAX_EDGES:
+            self.wide = self.wide or f"{len(grad_outputs)} outputs of one node"
+        step: dict[str, Any] = {
+            "node": node_id,
+            "received": [None if g is None else tensor_text(g) for g in grad_outputs[:MAX_EDGES]],
+            "in": arrived,
+            "sent": sent,
+        }
+        if node_id in self.leaf_of:
+            entry, leaf = self.leaf_of[node_id]
+            step["leaf"] = entry["id"]
+            step["grad_after"] = None if leaf.grad is None else tensor_text(leaf.grad)
+        self.steps.append(step)
         return None
 
     def _finish(self) -> None:
@@ -379,7 +456,78 @@ class _Walk:
                 edge["grad"] = self.flows.get(key)
             edges.append(edge)
         self.record["data"].update(nodes=self.nodes, edges=edges, backward=self.seed is not None)
+        if self.seed is not None:
+            self.record["data"]["steps"] = self.steps
         self.record.pop("_finish", None)
+        if len(self.threads) > 1:
+            self.record["_error"] = (
+                f"'# snippet: graph {self.root_name}': its backward pass ran in {len(self.threads)} threads, so its"
+                " steps have no one order to show; call backward() once, from one thread, while the graph is drawn"
+            )
+        elif self.wide is not None:
+            self.record["_error"] = (
+                f"'# snippet: graph {self.root_name}': its backward pass has a node with {self.wide}, more"
+                f" than {MAX_EDGES} can be shown in a step; draw a smaller graph"
+            )
+        elif self.seed is not None and not self.steps:
+            self.record["_error"] = (
+                f"'# snippet: graph {self.root_name}': its backward pass ran none of the graph's nodes, so there"
+                " are no steps to show"
+            )
+
+    def _input_name(self, node, index: int) -> str | None:
+        """The snippet's name for input ``index`` of ``node`` (a leaf, or a named non-leaf), if any."""
+        parent = node.next_functions[index][0] if index < len(node.next_functions) else None
+        if parent is None:
+            return None
+        if hasattr(parent, "variable"):
+            return self.names.get(id(parent.variable))
+        for name, tensor in self.named:
+            if tensor.grad_fn is parent and self.names.get(id(tensor)) == name:
+                return name
+        return None
+
+
+def _factors(node, input_name) -> dict[int, str]:
+    """Input index -> the local derivative ``node`` multiplies by for it, in words, where it is
+    simple: a sum passes its gradient on (times 1), a product multiplies by the other factor, a power
+    ``u ** n`` by ``n·u^(n-1)``. Read from what the node saved for its backward, before it runs.
+    Any other node gets none: the step then says what it received and sent, nothing more."""
+    import torch
+
+    kind = type(node).__name__
+    try:
+        if kind in ("AddBackward0", "SubBackward0"):
+            alpha = float(node._saved_alpha)
+            second = -alpha if kind == "SubBackward0" else alpha
+            return {0: "1", 1: number(second)}
+        if kind == "MulBackward0":
+            one, other = node._saved_self, node._saved_other
+            out = {}
+            for index, factor, partner in ((0, other, 1), (1, one, 0)):
+                if isinstance(factor, torch.Tensor):
+                    name = _short_name(input_name(node, partner))
+                    value = tensor_text(factor)
+                    out[index] = f"{name} = {value}" if name else value
+            return out
+        if kind == "PowBackward0":
+            exponent, base = float(node._saved_exponent), node._saved_self
+            if not isinstance(base, torch.Tensor):
+                return {}
+            value = tensor_text(exponent * base.detach().double() ** (exponent - 1))
+            name = _short_name(input_name(node, 0)) or "(its input)"
+            joined = name if len(name) == 1 else f"·{name}"  # 2u, but 2·loss
+            power = "" if exponent == 2 else f"^{number(exponent - 1)}"
+            formula = f"{number(exponent)}{joined}{power}"
+            return {0: f"{formula} = {value}"}
+    except (AttributeError, RuntimeError, TypeError, ValueError):
+        return {}
+    return {}
+
+
+def _short_name(name: str | None) -> str | None:
+    """A name short enough for a step's sentence (a step's strings stay under 200 characters)."""
+    return name if name is not None and len(name) <= 40 else None
 
 
 def _is_tensor(node, attr: str) -> bool:

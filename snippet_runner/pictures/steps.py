@@ -1,0 +1,132 @@
+"""The backward pass of a graph picture, step by step, in words: the list under the picture that
+the page's player (``docs/assets/backward-steps.js``) steps through, and the PDF prints.
+
+Every number in a sentence is one the run recorded (:mod:`snippet_runner.pictures.record`, the
+``steps`` of a graph's approved data): what arrived on each edge, the sum the engine made of two
+arrivals, the local derivative read from what the node saved, what it sent, and each leaf's
+``.grad``. Nothing is computed here but the words; the order is the order the engine ran the nodes
+in, not one guessed from the drawing.
+
+Each step is an ``<li>`` whose ``data-node``, ``data-in`` and ``data-out`` name the ids of the SVG
+groups it lights up (``draw.py`` gives every node and edge of the SVG its id from the data), so
+the script needs nothing but the page: no data of its own, no request, no framework. The list is
+hidden on screen (the player shows one step at a time, in a polite live region) and printed in the
+PDF, under the picture, as a numbered list.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from snippet_runner.pictures.data import GraphData, Step
+
+
+def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str]]]:
+    """(sentence, node ids, incoming edge ids, outgoing edge ids) for each step of the backward
+    pass: its start (the seed), one per node the engine ran, and its end (every leaf's .grad).
+    Empty when the data holds no steps (a graph whose backward never ran has none)."""
+    steps = data.get("steps") or []
+    if not steps:
+        return []
+    nodes = {node["id"]: node for node in data["nodes"]}
+    edges = data["edges"]
+    label = _labels(data)
+    out: list[tuple[str, list[str], list[str], list[str]]] = []
+    seed = next((i for i, e in enumerate(edges) if e["kind"] == "seed"), None)
+    if seed is not None:
+        edge = edges[seed]
+        root = nodes[edge["from"]]
+        name, grad = root["name"], edge["grad"]
+        # a scalar's backward() starts from d name / d name = 1; any other start was passed to it
+        start = f"d{name}/d{name} = 1" if grad == "1" else f"{grad}, the gradient it was given"
+        out.append(
+            (
+                f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}.",
+                [edge["from"]],
+                [],
+                [f"e{seed}"],
+            )
+        )
+    for step in steps:
+        out.append((_sentence(step, edges, label), [step["node"]], _ids(step["in"]), _ids(_sent(step))))
+    leaves = [n for n in data["nodes"] if n["type"] == "tensor" and (n["leaf"] or n.get("grad") is not None)]
+    landed = [f"{n['name']}.grad = {n['grad']}" for n in leaves if n.get("grad") is not None]
+    into = [f"e{i}" for i, e in enumerate(edges) if e["kind"] == "accumulate" and e["grad"] is not None]
+    out.append(
+        (
+            "backward() is done. " + ("; ".join(landed) + "." if landed else "No leaf received a gradient."),
+            [n["id"] for n in leaves],
+            into,
+            [],
+        )
+    )
+    return out
+
+
+def html(data: GraphData, prefix: str) -> str:
+    """The steps as the ``<div>`` the player reads (and the PDF prints), or "" without steps: it
+    follows the picture's ``<figure>`` (whose id, ``prefix``, its ``data-picture`` names)."""
+    items = []
+    for text, nodes, arriving, sent in sentences(data):
+        attrs = {"data-node": nodes, "data-in": arriving, "data-out": sent}
+        shown = " ".join(f'{key}="{" ".join(f"{prefix}-{i}" for i in ids)}"' for key, ids in attrs.items())
+        items.append(f"<li {shown}>{escape(text)}</li>")
+    if not items:
+        return ""
+    return (
+        f'<div class="snippet-steps" data-picture="{prefix}">'
+        f'<p class="snippet-steps-heading" id="{prefix}-steps">The backward pass of this run, step by step:</p>'
+        f'<ol class="snippet-steps-list" aria-labelledby="{prefix}-steps">{"".join(items)}</ol></div>'
+    )
+
+
+def _labels(data: GraphData) -> dict[str, str]:
+    """A name for each node in a sentence: the tensor's name, the backward node's class, and for an
+    ``AccumulateGrad`` the leaf it fills (a graph has one per leaf)."""
+    names = {node["id"]: node["name"] for node in data["nodes"]}
+    for edge in data["edges"]:
+        if edge["kind"] == "accumulate":
+            names[edge["from"]] = f"AccumulateGrad (for {names[edge['to']]})"
+    return names
+
+
+def _ids(items) -> list[str]:
+    return [f"e{item['edge']}" for item in items]
+
+
+def _sent(step: Step) -> list:
+    return [item for item in step["sent"] if item["grad"] is not None]
+
+
+def _sentence(step: Step, edges, label: dict[str, str]) -> str:
+    name = label[step["node"]]
+    arrived = step["in"]
+    received = ", ".join("nothing" if g is None else g for g in step["received"])
+    if len(arrived) > 1:
+        parts = " and ".join(f"{a['grad']} from {label[edges[a['edge']]['from']]}" for a in arrived)
+        plus = " + ".join(a["grad"] for a in arrived)
+        intro, then = f"{name} receives {parts}; the engine adds them: {plus} = {received}", ". It"
+    else:
+        intro, then = f"{name} receives {received}", " and"
+    if "leaf" in step:
+        leaf = label[step["leaf"]]
+        return f"{intro}{then} adds it to {leaf}.grad: {leaf}.grad is now {step.get('grad_after') or 'None'}."
+    sent = _sent(step)
+    if not sent:
+        return f"{intro}{then} sends nothing on."
+    factors = [item.get("factor") for item in sent]
+
+    def target(item) -> str:
+        return label[edges[item["edge"]]["to"]]
+
+    if all(f == "1" for f in factors):
+        targets = " and ".join(f"{item['grad']} to {target(item)}" for item in sent)
+        return f"{intro}{then} passes it on unchanged (the derivative of a sum is 1): it sends {targets}."
+    if len(sent) == 1 and factors[0]:
+        return f"{intro}{then} multiplies by {factors[0]}: it sends {sent[0]['grad']} to {target(sent[0])}."
+    if all(factors):
+        each = "; ".join(
+            f"to {target(item)} it sends {received} times {item['factor']}, which is {item['grad']}" for item in sent
+        )
+        return f"{intro}: {each}."
+    return f"{intro}{then} sends " + " and ".join(f"{item['grad']} to {target(item)}" for item in sent) + "."
