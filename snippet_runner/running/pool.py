@@ -18,16 +18,14 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from snippet_runner import defaults
-from snippet_runner.running import isolation, protocol, sandbox
+from snippet_runner.running import isolation, protocol, sandbox, scratch
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
 
@@ -160,7 +158,7 @@ class Runner:
         self.warm = warm
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
-        self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
+        self._scratch = scratch.make()  # removed at exit even if close() is never reached
         self._process: _Process | None = None
         self._next_id = 0
         self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
@@ -246,7 +244,7 @@ class Runner:
         if self._process is not None:
             self._process.kill()
             self._process = None
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        scratch.remove(self._scratch)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -254,7 +252,7 @@ class Runner:
         if self._process is None:
             process = _take_ahead(self.preload, self.env, self.python)
             if process is not None:
-                shutil.rmtree(self._scratch, ignore_errors=True)  # empty: nothing was sent yet
+                scratch.remove(self._scratch)  # empty: nothing was sent yet
                 self._scratch = os.path.dirname(process.dump_path)
             else:
                 process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
@@ -350,7 +348,7 @@ def start_ahead(preload: tuple[str, ...]) -> None:
     (and sends what it warms); :func:`end_ahead` stops it if none did."""
     global _ahead
     if _ahead is None:
-        _ahead = _Process(tuple(preload), os.path.join(tempfile.mkdtemp(prefix="snippet-runner-"), "stack.txt"))
+        _ahead = _Process(tuple(preload), os.path.join(scratch.make(), "stack.txt"))
 
 
 def end_ahead() -> None:
@@ -360,7 +358,7 @@ def end_ahead() -> None:
     process, _ahead = _ahead, None
     if process is not None:
         process.kill()
-        shutil.rmtree(os.path.dirname(process.dump_path), ignore_errors=True)
+        scratch.remove(os.path.dirname(process.dump_path))
 
 
 def _settings(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> tuple:

@@ -44,6 +44,7 @@ from snippet_runner.markdown.notebooks import STYLESHEET, adjust_rendered_page, 
 from snippet_runner.markdown.run_lines import combined, find_includes, run_all
 from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import lazy_jupyter, notebooks_ahead, page_cache
+from snippet_runner.plugins.runner.preview import Preview  # issue 43: preview.py
 from snippet_runner.project import Project, SnippetRunnerConfig
 from snippet_runner.running.snippet import approved_pictures_rel, inside
 from snippet_runner.site import report
@@ -75,6 +76,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.errors: dict[str, SnippetError] = {}  # src_uri ("" for the build info) -> its failure, this build
         self.ahead: notebooks_ahead.Ahead | None = None  # the notebook pages rendered ahead, this build
         self.ahead_tried = False  # whether this build has looked for notebooks to render ahead
+        self.preview = Preview()  # issue 43: preview.py
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance across `mkdocs serve` rebuilds.
@@ -82,6 +84,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.dirty = dirty
         if self.serving and dirty:
             logging.getLogger("mkdocs.commands.build").addFilter(_tracked_dirty_build)
+        if self.serving:
+            self.preview.start()  # issue 43: preview.py
 
     def on_config(self, config):
         try:
@@ -99,6 +103,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.begin_build()
+        if self.serving:
+            self.preview.begin_build()  # issue 43: preview.py
         self.notebook_styles = {}
         # overrides/main.html links it where a notebook shows; config.extra, not a global of the
         # Jinja environment, because print-site renders the print page in an environment of its own
@@ -218,6 +224,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.errors:
             rank = {src_uri: i for i, src_uri in enumerate(["", *self.order])}
             ordered = sorted(self.errors.items(), key=lambda item: rank.get(item[0], len(rank)))
+            if self.serving:  # issue 43: an error page for every page instead of a build that hangs the server
+                return self.preview.snippets_failed(combined([error for _, error in ordered]))
             raise PluginError(str(combined([error for _, error in ordered]))) from None
 
     def on_env(self, env, *, config, files):
@@ -406,7 +414,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def _after_the_print_page(self, *, config):
         """What nothing printed needs, after the print page is final: ``make site`` prints the PDF
         meanwhile (``site/early_print.py``)."""
-        self._write_downloads(config)
+        if not self.preview.snippets_failing:  # issue 43: preview.py: a failing snippet may not even load
+            self._write_downloads(config)
         log.info(self.engine.summary())
         log.info(draw.STATS.line())
         if self.page_cache is not None:
@@ -417,6 +426,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
             where = self.served_report or self.project.shown_path(path)
             log.info(f"Execution report (each snippet's page, run time, memory, output): {where}")
+        if self.serving:
+            self.preview.built(self.engine, self.shown_rels)  # issue 43: preview.py
         if not self.serving:
             self._close()
 
@@ -460,6 +471,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_serve(self, server, *, config, builder):
         """Serve the execution report, which is not part of the site, at a URL of its own
         (``report.SERVED_AT`` under the site's mount path), read afresh on every request."""
+        self.preview.serve(server)  # issue 43: preview.py: error pages while the last build failed
         url_path = server.mount_path + report.SERVED_AT
         site_app = server.get_app()
         path = self.project.report_path
@@ -481,11 +493,14 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return server
 
     def on_build_error(self, *, error):
+        if self.serving:
+            self.preview.build_failed(error)  # issue 43: preview.py
         if not self.serving:
             self._close()
 
     def on_shutdown(self):
         logging.getLogger("mkdocs.commands.build").removeFilter(_tracked_dirty_build)
+        self.preview.stop()  # issue 43: preview.py
         self._close()
 
     def _close(self) -> None:
