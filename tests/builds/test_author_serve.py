@@ -1,0 +1,175 @@
+"""An author's first day, under ``make serve`` (``python -m snippet_runner serve``) of a throwaway project:
+a new example previews with its real output under the "not yet approved" notice, a broken one turns
+every page into an error page that answers at once and goes when it is fixed, and stopping it with
+SIGTERM leaves no scratch folder. Also: ``make site`` fails on a link to a missing anchor, and a
+build removes the scratch folders that builds now gone left behind.
+
+Each server gets a temporary folder of its own (``TMPDIR``), so what it leaves there is its own.
+The deadlines below only bound a failure (a request that hangs); no test asserts a duration.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from real_chapter import ROOT
+
+from devtools.scratch import ENV, MINIMAL_CONFIG, ScratchProject, free_port
+
+START_DEADLINE = 300  # seconds before a server that never answers counts as failed
+REQUEST_TIMEOUT = 10  # seconds a request may take before it counts as hanging
+
+
+def fetch(url: str) -> tuple[int, str]:
+    """(status, body); a request that hangs raises (urllib's timeout)."""
+    try:
+        with urllib.request.urlopen(url, timeout=REQUEST_TIMEOUT) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+class Served:
+    def __init__(self, project: ScratchProject, tmp: Path, log: Path):
+        self.project, self.tmp, self.log = project, tmp, log
+        self.port = free_port()
+        tmp.mkdir(exist_ok=True)
+        with open(log, "w") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{self.port}"],
+                cwd=project.root,
+                env={**ENV, "TMPDIR": str(tmp)},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+    def until(self, path: str, wanted, what: str) -> tuple[int, str]:
+        """Ask for ``path`` until ``wanted(status, body)``; each request must answer."""
+        deadline = time.monotonic() + START_DEADLINE
+        while True:
+            assert self.process.poll() is None, f"make serve stopped:\n{self.log.read_text()}"
+            try:
+                status, body = fetch(self.url(path))
+                if wanted(status, body):
+                    return status, body
+            except urllib.error.URLError:
+                pass  # not listening yet
+            assert time.monotonic() < deadline, f"{what}: not seen in {START_DEADLINE} s\n{self.log.read_text()}"
+            time.sleep(0.3)
+
+    def terminate(self) -> int:
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            raise
+
+    def left_behind(self) -> list[str]:
+        return sorted(os.listdir(self.tmp))
+
+
+# As the chapter renders them: the notice is an admonition, code and output fenced blocks.
+CONFIG = MINIMAL_CONFIG + "markdown_extensions:\n  - admonition\n  - pymdownx.superfences\n"
+
+
+@pytest.fixture
+def scratch(tmp_path) -> ScratchProject:
+    return ScratchProject.minimal(tmp_path, CONFIG)
+
+
+@pytest.fixture
+def served(scratch, tmp_path):
+    server = Served(scratch, tmp_path / "tmp", tmp_path / "serve.log")
+    yield server
+    if server.process.poll() is None:
+        os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+
+
+def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_at_once(served, scratch):
+    served.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+
+    # A new page with a new example, which has no approved output yet
+    scratch.write("docs/new.md", "# New\n\nIts first example:\n\n{{ run new/first.py }}\n")
+    scratch.write("snippets/new/first.py", "print(6 * 7)\n")
+    _, page = served.until("new/", lambda status, body: status == 200, "the new page")
+    assert re.search(r"<code>42\n?</code>", page), page  # its real output
+    assert '<p class="admonition-title">Output not yet approved</p>' in page
+    assert "no approved <code>snippets/new/first.out</code> yet" in page
+    assert "writes <code>snippets/new/first.out</code>" in page  # what make accept will write
+    assert "python -m snippet_runner accept new/first.py" in page
+    assert "Not yet approved (new): snippets/new/first.py; `make accept` writes snippets/new/first.out" in (
+        served.log.read_text()
+    )
+
+    # A syntax error: every page, its own and the others, answers at once with the error page
+    scratch.write("snippets/page/hello.py", "print('hello'\n")
+    served.until("new/", lambda status, body: status == 500, "the error page")
+    for path in ("", "new/", "no-such-page/"):
+        status, body = fetch(served.url(path))
+        assert status == 500, path
+        assert "The last build failed" in body
+        assert "docs/index.md:5: snippets/page/hello.py:1: syntax error: &#x27;(&#x27; was never closed" in body
+    said = served.log.read_text()
+    assert "ERROR    -  docs/index.md:5: snippets/page/hello.py:1: syntax error" in said
+    assert "Traceback" not in said and "appear stuck" not in said
+
+    # Fixed: the next build replaces the error page by itself
+    scratch.write("snippets/page/hello.py", "print('hello')\n")
+    served.until("", lambda status, body: status == 200 and "hello" in body, "the page after the fix")
+    assert fetch(served.url("new/"))[0] == 200
+
+
+def test_sigterm_stops_make_serve_and_leaves_no_scratch_folder(served):
+    served.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+    assert any(name.startswith("snippet-runner-") for name in served.left_behind())  # the worker's, while it runs
+    served.terminate()
+    assert served.left_behind() == []
+
+
+def test_a_build_removes_the_scratch_folders_of_builds_that_are_gone(scratch, tmp_path):
+    tmp = tmp_path / "tmp"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (tmp / f"snippet-runner-{gone.pid}-x1y2z3" / "snippet-abc").mkdir(parents=True)
+    alive = tmp / f"snippet-runner-{os.getpid()}-a1b2c3"  # this process's: a build still running
+    alive.mkdir()
+    code, log = scratch.build(TMPDIR=str(tmp))
+    assert code == 0, log
+    assert sorted(os.listdir(tmp)) == [alive.name]
+
+
+def validation_settings() -> str:
+    """The ``validation:`` block of the chapter's own mkdocs.yml."""
+    found = re.search(r"^validation:\n(?:[ #].*\n)+", (ROOT / "mkdocs.yml").read_text(), re.M)
+    assert found, "mkdocs.yml has no validation: block"
+    return found.group(0)
+
+
+def test_make_site_fails_on_a_link_to_a_missing_anchor_naming_the_page_the_link_and_the_anchor(tmp_path):
+    project = ScratchProject.minimal(tmp_path, MINIMAL_CONFIG + validation_settings())
+    project.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
+    project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain-graph).\n\n{{ run page/hello.py }}\n")
+    code, log = project.build()
+    assert code != 0
+    assert "'index.md'" in log and "'other.md#retain-graph'" in log and "'#retain-graph'" in log, log
+    assert not (tmp_path / "site").exists()
+
+    project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain_graph).\n\n{{ run page/hello.py }}\n")
+    code, log = project.build()
+    assert code == 0, log
