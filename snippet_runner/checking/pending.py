@@ -47,7 +47,9 @@ def pending(outcome: Outcome) -> Pending | None:
     if outcome.verdict is None or outcome.verdict.approved:
         return None
     snippet = outcome.snippet
-    new, changed, removed = [], [], []
+    new: list[str] = []
+    changed: list[str] = []
+    removed: list[str] = []
     output = approved.compare(snippet.expected_output_path, outcome.output, snippet.approved_name)
     if output.missing:
         new.append(snippet.approved_name)
