@@ -26,7 +26,7 @@ from throwaway import GRAPH_SNIPPET
 
 from devtools.scratch import ENV, MINIMAL_CONFIG, ScratchProject, free_port
 
-START_DEADLINE = 300  # seconds before a server that never answers counts as failed
+START_DEADLINE = 120  # seconds before a server that never answers counts as failed
 REQUEST_TIMEOUT = 10  # seconds a request may take before it counts as hanging
 
 
@@ -198,3 +198,22 @@ def test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it(scratc
     code, log = scratch.build()
     assert code != 0
     assert "snippets/page/graph.py:1: no approved picture data yet: snippets/page/graph.pictures.json is missing" in log
+
+
+def test_any_failed_rebuild_answers_every_page_with_its_warnings_instead_of_hanging(tmp_path):
+    """Not only a snippet: a rebuild that MkDocs fails (here a link to a missing anchor, under
+    ``strict``) gives every page an error page that lists the warnings, until a rebuild succeeds."""
+    project = ScratchProject.minimal(tmp_path / "project", CONFIG + validation_settings())
+    project.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
+    server = Served(project, tmp_path / "tmp", tmp_path / "serve.log")
+    try:
+        server.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+        # a link within the page: a dirty rebuild checks links to the pages it renders again
+        project.write("docs/other.md", "# Other\n\nSee [below](#no-such-heading).\n")
+        _, body = server.until("other/", lambda status, body: status == 500, "the error page")
+        assert "contains a link &#x27;#no-such-heading&#x27;, but there is no such anchor on this page" in body
+        assert fetch(server.url(""))[0] == 500  # every page, at once
+        project.write("docs/other.md", "# Other\n\nSee [below](#below).\n\n## Below\n")
+        server.until("other/", lambda status, body: status == 200, "the page after the fix")
+    finally:
+        server.terminate()

@@ -74,6 +74,7 @@ class Preview:
             handler.setFormatter(logging.Formatter("ERROR    -  %(message)s"))
             _terminal.addHandler(handler)
             _terminal.propagate = False
+        logging.getLogger("mkdocs.livereload").addFilter(_request_line)
         if threading.current_thread() is threading.main_thread() and self._previous_sigterm is None:
             self._previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
 
@@ -82,6 +83,7 @@ class Preview:
         if self._previous_sigterm is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, self._previous_sigterm)
             self._previous_sigterm = None
+        logging.getLogger("mkdocs.livereload").removeFilter(_request_line)
         self._release()
 
     # -- each build ------------------------------------------------------------------------
@@ -100,8 +102,8 @@ class Preview:
         log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
 
     def built(self, engine: Engine, rels: Iterable[str]) -> None:
-        """``on_post_build``: the build succeeded; one line per example not yet approved."""
-        self._release()
+        """``on_post_build``: one line per example not yet approved. The build may still fail
+        after this event (``strict`` counts its warnings last): its warnings are held until then."""
         if not self._snippets_failed:
             self.failure, self.raised = None, False
         for rel in dict.fromkeys(rels):
@@ -200,7 +202,22 @@ class _Held(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith("mkdocs.livereload"):
+            return  # the server's own lines ("GET /x.html code 500"), logged between builds
         self.messages.append(f"{record.levelname}: {record.getMessage()}")
+
+
+def _request_line(record: logging.LogRecord) -> bool:
+    """MkDocs' server logs every answer but a 200 as a warning, and ``strict`` fails the build
+    that is running when a warning is logged: a browser that asked for a missing page, or reloaded
+    the error page, while a build ran, failed that build, and the next, for as long as it asked.
+    A request is not the build's: its line is logged at INFO, the error pages' (500 and 503,
+    every two seconds while a tab shows one) at DEBUG."""
+    message = str(record.msg)
+    if record.levelno == logging.WARNING and message.startswith('"') and " code " in message:
+        quiet = message.endswith((" code 500", " code 503"))
+        record.levelno, record.levelname = (logging.DEBUG, "DEBUG") if quiet else (logging.INFO, "INFO")
+    return True
 
 
 def _interrupt(signum, frame):
