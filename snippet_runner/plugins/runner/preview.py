@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 import signal
 import sys
 import threading
@@ -133,30 +134,76 @@ class Preview:
 
     def serve(self, server) -> None:
         """``on_serve``: while the last build failed, answer every page with the error page at
-        once; the rest of the site (styles, scripts) is served as usual unless the build raised,
-        when MkDocs' server would hold the request, and a plain 503 answers it instead."""
+        once; the rest of the site (styles, scripts) is served as usual unless the build raised.
+
+        MkDocs' server holds a request that comes while a build runs until a build succeeds, so a
+        request that came during a build that then failed would wait for ever: the site's answer
+        is fetched beside the request (:class:`_Answer`), and given if it comes; if the build fails
+        first, the request gets the error page (a 503 for a file that is not a page)."""
         site_app = server.get_app()
         mount = server.mount_path
 
         def app(environ, start_response):
-            failure = self.failure
             path = environ.get("PATH_INFO", "")
-            if failure is None or path.startswith("/livereload/") or path.startswith(mount + "_build/"):
-                return site_app(environ, start_response)
-            if _is_page(path):
+            if path.startswith("/livereload/") or path.startswith(mount + "_build/"):
+                return site_app(environ, start_response)  # the reload poll waits by design
+            page = _is_page(path)
+
+            def failed() -> bool:
+                return self.raised if not page else self.failure is not None
+
+            if not failed():
+                answer = _Answer(site_app, environ)
+                while not answer.done.wait(0.05):
+                    if failed():
+                        break
+                else:
+                    return answer.give(start_response)
+            failure = self.failure or "(the build failed)"
+            if page:
                 body = error_page(failure, path).encode("utf-8")
                 start_response(
                     "500 Internal Server Error",
                     [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))],
                 )
                 return [body]
-            if not self.raised:
-                return site_app(environ, start_response)
             body = b"The last build failed: open any page to see why."
             start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
             return [body]
 
         server.set_app(app)
+
+
+class _Answer:
+    """The site's answer to one request, fetched in a thread of its own, so that the request can
+    stop waiting for it (a thread left waiting for a good build ends with that build)."""
+
+    def __init__(self, app, environ) -> None:
+        self.done = threading.Event()
+        self.status = "500 Internal Server Error"
+        self.headers: list[tuple[str, str]] = []
+        self.body: list[bytes] = []
+        threading.Thread(target=self._fetch, args=(app, environ), daemon=True).start()
+
+    def _fetch(self, app, environ) -> None:
+        def start_response(status, headers, exc_info=None):
+            self.status, self.headers = status, list(headers)
+            return self.body.append
+
+        try:
+            result = app(environ, start_response)
+            try:
+                self.body.extend(result)
+            finally:
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
+        finally:
+            self.done.set()
+
+    def give(self, start_response) -> list[bytes]:
+        start_response(self.status, self.headers)
+        return self.body
 
 
 def _is_page(path: str) -> bool:
@@ -207,15 +254,18 @@ class _Held(logging.Handler):
         self.messages.append(f"{record.levelname}: {record.getMessage()}")
 
 
+_REQUEST_LINE = re.compile(r'^(?:\[[\d:]+\] )?".*" code (?P<code>\d+)$')  # "[08:24:50] "GET / HTTP/1.1" code 500"
+
+
 def _request_line(record: logging.LogRecord) -> bool:
     """MkDocs' server logs every answer but a 200 as a warning, and ``strict`` fails the build
     that is running when a warning is logged: a browser that asked for a missing page, or reloaded
     the error page, while a build ran, failed that build, and the next, for as long as it asked.
     A request is not the build's: its line is logged at INFO, the error pages' (500 and 503,
     every two seconds while a tab shows one) at DEBUG."""
-    message = str(record.msg)
-    if record.levelno == logging.WARNING and message.startswith('"') and " code " in message:
-        quiet = message.endswith((" code 500", " code 503"))
+    request = _REQUEST_LINE.match(str(record.msg))
+    if record.levelno == logging.WARNING and request is not None:
+        quiet = request["code"] in ("500", "503")
         record.levelno, record.levelname = (logging.DEBUG, "DEBUG") if quiet else (logging.INFO, "INFO")
     return True
 
