@@ -217,3 +217,32 @@ def test_any_failed_rebuild_answers_every_page_with_its_warnings_instead_of_hang
         server.until("other/", lambda status, body: status == 200, "the page after the fix")
     finally:
         server.terminate()
+
+
+def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    scratch.write("snippets/page/hello.py", "import time\n\ntime.sleep(60)\nprint('hello')\n")
+    build = subprocess.Popen(
+        [sys.executable, "-m", "snippet_runner", "site"],
+        cwd=scratch.root,
+        env={**ENV, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + START_DEADLINE
+        while not any(name.startswith("snippet-runner-") for name in os.listdir(tmp)):
+            assert build.poll() is None and time.monotonic() < deadline, build.stdout.read() if build.stdout else ""
+            time.sleep(0.1)
+        time.sleep(1)  # the worker is running the snippet by now, most likely
+        os.killpg(build.pid, signal.SIGTERM)
+        out, _ = build.communicate(timeout=60)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+            build.wait()
+    assert build.returncode != 0 and "Build interrupted" in out, out
+    assert os.listdir(tmp) == []
