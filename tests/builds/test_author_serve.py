@@ -72,6 +72,8 @@ class Served:
             time.sleep(0.3)
 
     def terminate(self) -> int:
+        if self.process.poll() is not None:
+            return self.process.returncode
         os.killpg(self.process.pid, signal.SIGTERM)
         try:
             return self.process.wait(timeout=60)
@@ -246,3 +248,19 @@ def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path)
             build.wait()
     assert build.returncode != 0 and "Build interrupted" in out, out
     assert os.listdir(tmp) == []
+
+
+def test_make_serve_starts_with_a_new_example_and_a_broken_one(scratch, tmp_path):
+    """At start-up too: neither a new example nor a failing one ends ``make serve``."""
+    scratch.write("docs/new.md", "# New\n\n{{ run new/first.py }}\n")
+    scratch.write("snippets/new/first.py", "print(6 * 7)\n")
+    scratch.write("snippets/page/hello.py", "print('hello'\n")
+    server = Served(scratch, tmp_path / "tmp", tmp_path / "serve.log")
+    try:
+        _, body = server.until("new/", lambda status, body: status == 500, "the error page")
+        assert "docs/index.md:5: snippets/page/hello.py:1: syntax error" in body
+        scratch.write("snippets/page/hello.py", "print('hello')\n")
+        _, page = server.until("new/", lambda status, body: status == 200, "the new page")
+        assert re.search(r"<code>42\n?</code>", page) and "Output not yet approved" in page
+    finally:
+        server.terminate()
