@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from snippet_runner import defaults
-from snippet_runner.running import isolation, protocol, sandbox, scratch
+from snippet_runner.running import isolation, protocol, sandbox, scratch_dirs
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
 
@@ -158,7 +158,7 @@ class Runner:
         self.warm = warm
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
-        self._scratch = scratch.make()  # removed at exit even if close() is never reached
+        self._scratch = scratch_dirs.make()  # removed at exit even if close() is never reached
         self._process: _Process | None = None
         self._next_id = 0
         self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
@@ -244,7 +244,7 @@ class Runner:
         if self._process is not None:
             self._process.kill()
             self._process = None
-        scratch.remove(self._scratch)
+        scratch_dirs.remove(self._scratch)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -252,7 +252,7 @@ class Runner:
         if self._process is None:
             process = _take_ahead(self.preload, self.env, self.python)
             if process is not None:
-                scratch.remove(self._scratch)  # empty: nothing was sent yet
+                scratch_dirs.remove(self._scratch)  # empty: nothing was sent yet
                 self._scratch = os.path.dirname(process.dump_path)
             else:
                 process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
@@ -348,7 +348,7 @@ def start_ahead(preload: tuple[str, ...]) -> None:
     (and sends what it warms); :func:`end_ahead` stops it if none did."""
     global _ahead
     if _ahead is None:
-        _ahead = _Process(tuple(preload), os.path.join(scratch.make(), "stack.txt"))
+        _ahead = _Process(tuple(preload), os.path.join(scratch_dirs.make(), "stack.txt"))
 
 
 def end_ahead() -> None:
@@ -358,7 +358,7 @@ def end_ahead() -> None:
     process, _ahead = _ahead, None
     if process is not None:
         process.kill()
-        scratch.remove(os.path.dirname(process.dump_path))
+        scratch_dirs.remove(os.path.dirname(process.dump_path))
 
 
 def _settings(preload: tuple[str, ...], env: dict[str, str] | None, python: str | None) -> tuple:
