@@ -169,9 +169,10 @@ class Engine:
             return Outcome(snippet)
         if key not in self._memo:
             try:
-                self._memo[key] = self._run(snippet, key)
+                outcome = self._run(snippet, key)
+                self._memo[key] = _misspelled_setting(snippet, None) or outcome  # issue 43
             except SnippetError as error:
-                self._memo[key] = error
+                self._memo[key] = _misspelled_setting(snippet, error) or error  # issue 43
         done = self._memo[key]
         if isinstance(done, SnippetError):
             raise done
@@ -360,7 +361,8 @@ def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
     if death.timed_out:
         raise SnippetError(
             snippet.loc(line or 1),
-            f"timed out after {snippet.timeout:g} s, still running this line",
+            f"timed out after {snippet.timeout:g} s, still running this line; if it needs longer, raise the limit"
+            f" with '# snippet: timeout {snippet.timeout * 2:g}' at the top of the file",
             detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
         )
     raise SnippetError(
@@ -368,6 +370,17 @@ def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
         f"the process running this snippet died here (exit code {death.exit_code})",
         detail=_snippet_stack(death.stack, snippet.path),
     )
+
+
+def _misspelled_setting(snippet: spec.Snippet, failure: SnippetError | None) -> SnippetError | None:
+    """A snippet whose top comments hold a misspelled setting fails with one message naming that
+    line and the right spelling, whatever the run did; if the run failed too (the usual case: a
+    misspelled ``raises``), the message says so. Otherwise ``failure`` as it was."""
+    hint = spec.misspelled_setting(snippet.source)
+    if hint is None or isinstance(failure, SetupError):
+        return failure
+    then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
+    return SnippetError(snippet.loc(hint.line), hint.message() + then, detail=failure.detail if failure else "")
 
 
 def _snippet_stack(stack: str, path: Path) -> str:

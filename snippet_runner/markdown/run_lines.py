@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from snippet_runner.checking.engine import Engine, Outcome
+from snippet_runner.checking.pending import pending
 from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
 from snippet_runner.pictures.draw import Drawer
 from snippet_runner.running.snippet import SETTING
@@ -133,7 +134,7 @@ def render(
     if verdict is None:
         return out  # execution switched off: code only
     if not verdict.approved:
-        out += [""] + _unapproved_warning(snippet.approved_name, verdict)
+        out += [""] + _unapproved_warning(outcome, verdict)
     shown: list[str] = []
     if outcome.output:
         title = "Output"
@@ -168,15 +169,34 @@ def shown_code(source: str) -> tuple[int, str]:
     return skip + 1, "".join(lines[skip:])
 
 
-def _unapproved_warning(approved: str, verdict) -> list[str]:
-    if verdict.missing:
-        why = f"This snippet has no approved output yet (`{approved}` is missing)."
-    else:
-        why = f"This output differs from the approved `{approved}`."
-    lines = ['!!! warning "Output not yet approved"', "", f"    {why} Review it, then run `make accept`."]
+def _unapproved_warning(outcome: Outcome, verdict) -> list[str]:
+    """The notice over an output ``make serve`` shows before it is approved: what is new or
+    changed, and which files approving it writes (:mod:`snippet_runner.checking.pending`)."""
+    waiting = pending(outcome)
+    assert waiting is not None  # the verdict is not approved
+    why = []
+    if waiting.new:
+        why.append(f"This example has no approved {_listed(waiting.new)} yet.")
+    if waiting.changed:
+        why.append(f"What it shows differs from the approved {_listed(waiting.changed)}.")
+    if waiting.removed:
+        why.append(f"It no longer shows the pictures of {_listed(waiting.removed)}.")
+    files = [*waiting.new, *waiting.changed]
+    writes = f"writes {_listed(files)}" if files else ""
+    if waiting.removed:
+        writes += (" and " if writes else "") + f"removes {_listed(waiting.removed)}"
+    accept = (
+        f"Review it, then run `make accept` (every example) or `python -m snippet_runner accept {waiting.rel}`"
+        f" (this one): it runs the example twice and {writes}; `make site` fails until then."
+    )
+    lines = ['!!! warning "Output not yet approved"', "", f"    {' '.join(why)} {accept}"]
     if verdict.diff:
         lines += [""] + ["    " + text if text else "" for text in fenced(verdict.diff, "diff")]
     return lines
+
+
+def _listed(names) -> str:
+    return " and ".join(f"`{name}`" for name in names)
 
 
 def fenced(text: str, info: str) -> list[str]:

@@ -18,16 +18,14 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from snippet_runner import defaults
-from snippet_runner.running import isolation, protocol, sandbox
+from snippet_runner.running import isolation, protocol, sandbox, scratch_dirs
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
 
@@ -160,7 +158,7 @@ class Runner:
         self.warm = warm
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
-        self._scratch = tempfile.mkdtemp(prefix="snippet-runner-")
+        self._scratch = scratch_dirs.make()  # removed at exit even if close() is never reached
         self._process: _Process | None = None
         self._next_id = 0
         self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
@@ -246,7 +244,7 @@ class Runner:
         if self._process is not None:
             self._process.kill()
             self._process = None
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        scratch_dirs.remove(self._scratch)
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -227,6 +227,53 @@ def _settings(source: str, shown: str) -> dict:
     return settings
 
 
+# A comment at the top of the file that was meant as a setting: "snippet" misspelled or in another
+# case, "snippets", the colon left out ("# snipet:", "# Snippets:", "#snippet raises ...").
+LOOKS_LIKE_SETTING = re.compile(r"^#\s*(?P<word>s\w{3,9}t?s?)\s*(?P<colon>:?)\s*(?P<body>.*?)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class SpellingHint:
+    """A comment line that looks like a misspelled ``# snippet:`` setting, which the build does
+    not read: the author meant it, so the build says which line and how to spell it."""
+
+    line: int
+    written: str  # the line as written
+    meant: str  # the same setting, spelled as the build reads it
+
+    def message(self) -> str:
+        return f"'{self.written}' looks like a misspelled setting, which the build does not read; write '{self.meant}'"
+
+
+def misspelled_setting(source: str) -> SpellingHint | None:
+    """The first comment among the file's opening comment lines that looks like a misspelled
+    setting, or None: a word close to "snippet" (difflib's ratio 0.8 or more: "snipet", "snippets",
+    "Snippet") followed by a colon or by a setting's first word ("#snippet raises ..."). Only the
+    comments above the code, where settings go, so an ordinary comment further down is left alone."""
+    import difflib
+
+    for number, line in enumerate(source.splitlines(), start=1):
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith("#") or text.startswith("# %%"):
+            return None  # the code has started: settings are only read above it
+        if SETTING.match(text):
+            continue
+        match = LOOKS_LIKE_SETTING.match(text)
+        if match is None:
+            continue
+        word, body = match["word"], match["body"]
+        close = word == "snippet" or difflib.SequenceMatcher(None, word.lower(), "snippet").ratio() >= 0.8
+        starts_a_setting = (body.split() or [""])[0].rstrip(":").lower() in SETTING_WORDS
+        if close and (starts_a_setting or match["colon"]) and (word != "snippet" or not match["colon"]):
+            return SpellingHint(number, text, f"# snippet: {body}")
+    return None
+
+
+SETTING_WORDS = {"raises", "timeout", "memory", "output", "processes", "disk", "shm", "graph", "curves"}
+
+
 GRAPH_FLAGS = {"saved"}
 GRAPH_KEYS = {"stop_at", "title"}
 CURVES_FLAGS = {"log"}

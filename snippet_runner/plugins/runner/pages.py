@@ -16,6 +16,7 @@ from mkdocs.utils.meta import get_data
 from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.markdown.run_lines import combined, run_all
+from snippet_runner.plugins.runner.preview import Preview
 from snippet_runner.project import Project
 
 
@@ -61,12 +62,18 @@ class PageRuns:
                 error.on_page(f"{name} (generated)") if file.src_uri in self.notebooks else error
             )
 
-    def stop_on_errors(self) -> None:
-        """One message for every failure, the build info's first, then the pages' in reading order."""
+    def stop_on_errors(self, preview: Preview | None = None) -> None:
+        """One message for every failure, the build info's first, then the pages' in reading order.
+        Under ``make serve`` (``preview``) the failure becomes every page's error page instead, so
+        that the server answers at once rather than waiting for a good build (``preview.py``)."""
         if self.errors:
             rank = {src_uri: i for i, src_uri in enumerate(["", *self.order])}
             ordered = sorted(self.errors.items(), key=lambda item: rank.get(item[0], len(rank)))
-            raise PluginError(str(combined([error for _, error in ordered]))) from None
+            error = combined([error for _, error in ordered])
+            if preview is not None:
+                preview.snippets_failed(error)
+                return
+            raise PluginError(str(error)) from None
 
 
 def in_read_order(project: Project, shown: dict[str, list[str]], files) -> list[str]:

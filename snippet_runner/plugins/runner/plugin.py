@@ -31,6 +31,7 @@ from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import downloads, exercises, serving
 from snippet_runner.plugins.runner.config import SnippetRunnerConfig
 from snippet_runner.plugins.runner.pages import PageRuns, in_read_order, reading_order
+from snippet_runner.plugins.runner.preview import Preview
 from snippet_runner.project import Project
 from snippet_runner.site import report
 
@@ -50,12 +51,16 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.page_digests: dict[str, str] = {}  # src_uri -> what its snippets showed, last serve build
         self.served_report: str | None = None
         self.notebook_styles: dict[str, None] = {}
+        self.shown_rels: list[str] = []  # the snippets the pages show, this build
+        self.preview = Preview()  # make serve: new examples, error pages, unapproved lines
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance (and its engine) across serve's rebuilds.
         self.serving, self.dirty = command == "serve", dirty
         if self.serving and dirty:
             _BUILD_LOG.addFilter(serving.dirty_note)
+        if self.serving:
+            self.preview.start()
 
     def on_config(self, config):
         try:
@@ -73,6 +78,8 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if self.serving and execute:
                 self.engine.runner.warm_up()  # so an edited snippet re-runs in milliseconds
         self.engine.begin_build()
+        if self.serving:
+            self.preview.begin_build()
         self.notebook_styles = {}
         # overrides/main.html links it where a notebook shows; config.extra, because print-site
         # renders the print page in a Jinja environment of its own
@@ -95,6 +102,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
+        self.shown_rels = rels
         return files
 
     @property
@@ -113,7 +121,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.runs.build_info(config)
         for file in in_order:
             self.runs.run(file)
-        self.runs.stop_on_errors()
+        self.runs.stop_on_errors(self.preview if self.serving else None)
         if self.serving and self.dirty:
             digests = {"": serving.site_wide(config) + config.extra.get("build_info", ""), **self.runs.shown}
             serving.forget_changed_pages(files, self.page_digests, digests)
@@ -148,13 +156,14 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         """A build has read every page: fail now if any snippet failed, before a template renders."""
         if self.engine.execute and self._page_by_page:
             self.runs.build_info(config)
-            self.runs.stop_on_errors()
+            self.runs.stop_on_errors(self.preview if self.serving else None)
         return env
 
     def on_post_build(self, *, config):
         if self.notebook_styles:  # none in a dirty rebuild that rendered no notebook: the last file stays
             write_atomic(Path(config.site_dir) / STYLESHEET, "\n".join(self.notebook_styles) + "\n")
-        downloads.write(self.project, config)
+        if not self.preview.snippets_failing:  # a failing snippet may have no output to put in a notebook
+            downloads.write(self.project, config)
         log.info(self.engine.summary())
         log.info(draw.STATS.line())
         if self.engine.execute and self.engine.records:
@@ -163,20 +172,26 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             log.info(
                 f"Execution report (each snippet's page, run time, memory, output): {self.served_report or self.project.shown_path(path)}"
             )
+        if self.serving:
+            self.preview.built(self.engine, self.shown_rels)
         if not self.serving:
             self._close()
 
     def on_serve(self, server, *, config, builder):
+        self.preview.serve(server)  # first, so that the report's app wraps the error pages' app
         self.served_report = serving.report_app(server, self.project.report_path)
         log.info(f"Execution report served at {self.served_report}")
         return server
 
     def on_build_error(self, *, error):
+        if self.serving:
+            self.preview.build_failed(error)
         if not self.serving:
             self._close()
 
     def on_shutdown(self):
         _BUILD_LOG.removeFilter(serving.dirty_note)
+        self.preview.stop()
         self._close()
 
     def _close(self) -> None:

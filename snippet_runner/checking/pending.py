@@ -1,0 +1,64 @@
+"""What is not yet approved about a run that ``make serve`` shows anyway, and what approving it writes.
+
+A build in warn mode (``make serve``) shows an output that has no approved copy, or differs from
+it, under a notice instead of failing; the page's notice and the terminal's line both say which
+approved files ``make accept`` would create or rewrite, so that the author knows what the diff to
+review will hold. One place decides that, from the same comparisons the engine makes
+(:mod:`snippet_runner.checking.approved`), so the notice and the terminal always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from snippet_runner.checking import approved
+from snippet_runner.checking.engine import Outcome
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An example whose run is shown but not approved."""
+
+    snippet: str  # the example, as messages name it: snippets/page/example.py
+    rel: str  # relative to the snippets folder, as `python -m snippet_runner accept <rel>` takes it
+    new: tuple[str, ...]  # approved files that do not exist yet: make accept creates them
+    changed: tuple[str, ...]  # approved files this run differs from: make accept rewrites them
+    removed: tuple[str, ...]  # approved picture data for pictures this run no longer shows
+
+    @property
+    def kind(self) -> str:
+        """``new`` for an example with no approved output at all, else ``changed``."""
+        return "new" if self.new and not self.changed and not self.removed else "changed"
+
+    def line(self) -> str:
+        """The terminal's one line for it."""
+        what = []
+        if self.new:
+            what.append(f"writes {', '.join(self.new)}")
+        if self.changed:
+            what.append(f"rewrites {', '.join(self.changed)}")
+        if self.removed:
+            what.append(f"removes {', '.join(self.removed)}")
+        return f"Not yet approved ({self.kind}): {self.snippet}; `make accept` {' and '.join(what)}"
+
+
+def pending(outcome: Outcome) -> Pending | None:
+    """What approving ``outcome`` would write, or None if it is approved (or was not run)."""
+    if outcome.verdict is None or outcome.verdict.approved:
+        return None
+    snippet = outcome.snippet
+    new: list[str] = []
+    changed: list[str] = []
+    removed: list[str] = []
+    output = approved.compare(snippet.expected_output_path, outcome.output, snippet.approved_name)
+    if output.missing:
+        new.append(snippet.approved_name)
+    elif not output.approved:
+        changed.append(snippet.approved_name)
+    drawn = approved.pictures_text(outcome.pictures)
+    pictures = approved.compare_pictures(snippet.expected_pictures_path, drawn, snippet.approved_pictures_name)
+    if pictures.missing:
+        new.append(snippet.approved_pictures_name)
+    elif not pictures.approved:
+        (changed if drawn else removed).append(snippet.approved_pictures_name)
+    return Pending(snippet.loc().rsplit(":", 1)[0], snippet.rel, tuple(new), tuple(changed), tuple(removed))

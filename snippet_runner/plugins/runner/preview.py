@@ -1,0 +1,274 @@
+"""What ``make serve`` adds for an author previewing pages: it never hangs, and says what is unapproved.
+
+**Why the build succeeds with an error in it.** MkDocs' development server shows a page only once
+the build that was running when it was asked for has succeeded (``LiveReloadServer`` holds every
+request until then), and a build that fails at start-up ends ``mkdocs serve``. So a snippet with a
+syntax error, the commonest mistake while writing, left the server hanging, or made it exit. Under
+``mkdocs serve`` only, the runner plugin therefore hands its snippets' failures to :class:`Preview`
+instead of raising them (``make site`` and ``make test`` still stop with the one message): the
+build goes on, each failing page is rendered empty, and every page the server is asked for is
+answered at once with an error page that names the page, the example's ``file:line`` and the
+message, exactly as the terminal prints them. The error page reloads itself every two seconds, so
+the next good build replaces it without the author doing anything.
+
+A build that fails for any other reason (a broken link under ``strict``, a picture that cannot be
+drawn) still fails as MkDocs decides; :meth:`Preview.build_failed` (the documented
+``on_build_error`` event) keeps its message and the warnings that caused it, and the same error page
+answers every page until a build succeeds, instead of a request that waits for ever.
+
+All of it goes through documented interfaces: MkDocs' plugin events, the server's WSGI
+application (``get_app``/``set_app`` of the standard library's ``wsgiref`` server, which MkDocs'
+server is, the way the execution report is served), a ``logging`` handler, and ``signal.signal``.
+
+**Stopping.** ``mkdocs serve`` stops cleanly on Ctrl-C (its ``finally`` blocks and the plugins'
+``on_shutdown`` remove its folders and the worker's). SIGTERM, which ``kill`` and process managers
+send, would end the process at once; :meth:`Preview.start` makes it act like Ctrl-C.
+
+**Unapproved outputs.** After each build, the terminal gets one line per example that is shown
+but not approved (new or changed), naming the example and what ``make accept`` would write
+(:mod:`snippet_runner.checking.pending`); the page shows the same under its notice.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable
+
+from snippet_runner.checking.engine import Engine
+from snippet_runner.checking.pending import pending
+from snippet_runner.errors import SnippetError
+
+log = logging.getLogger("mkdocs.plugins.snippet_runner")
+# Snippet failures are errors to the author, but the build must not count them (strict mode turns
+# every warning or error on MkDocs' loggers into a failed build): they go to the terminal through a
+# logger of their own, printed as MkDocs prints its errors.
+_terminal = logging.getLogger("snippet_runner.preview")
+RELOAD_SECONDS = 2
+
+
+class Preview:
+    """One per ``mkdocs serve`` session, kept by the runner plugin across its rebuilds."""
+
+    def __init__(self) -> None:
+        self.failure: str | None = None  # why the last build failed, as the terminal printed it
+        self.raised = False  # whether that build raised (then the site on disk is the one before)
+        self._held: _Held | None = None
+        self._snippets_failed = False  # whether this build's snippets failed (it went on regardless)
+        self._previous_sigterm: Callable | int | None = None
+
+    @property
+    def snippets_failing(self) -> bool:
+        """Whether this build's snippets failed (and it goes on, to serve the error page)."""
+        return self._snippets_failed
+
+    # -- the session -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """``on_startup`` under ``mkdocs serve``: SIGTERM stops it the way Ctrl-C does."""
+        if not _terminal.handlers:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("ERROR    -  %(message)s"))
+            _terminal.addHandler(handler)
+            _terminal.propagate = False
+        logging.getLogger("mkdocs.livereload").addFilter(_request_line)
+        if threading.current_thread() is threading.main_thread() and self._previous_sigterm is None:
+            self._previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
+
+    def stop(self) -> None:
+        """``on_shutdown``: put SIGTERM's handler back (a test serves inside its own process)."""
+        if self._previous_sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+            self._previous_sigterm = None
+        logging.getLogger("mkdocs.livereload").removeFilter(_request_line)
+        self._release()
+
+    # -- each build ------------------------------------------------------------------------
+
+    def begin_build(self) -> None:
+        """``on_config``: hold the build's warnings, which a failed build's error page lists."""
+        self._release()
+        self._held = _Held()
+        logging.getLogger("mkdocs").addHandler(self._held)
+        self._snippets_failed = False
+
+    def snippets_failed(self, error: SnippetError) -> None:
+        """The snippets of this build failed: print it, and serve it until a build succeeds."""
+        self.failure, self.raised, self._snippets_failed = str(error), False, True
+        _terminal.error(self.failure)
+        log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
+
+    def built(self, engine: Engine, rels: Iterable[str]) -> None:
+        """``on_post_build``: one line per example not yet approved. The build may still fail
+        after this event (``strict`` counts its warnings last): its warnings are held until then."""
+        if not self._snippets_failed:
+            self.failure, self.raised = None, False
+        for rel in dict.fromkeys(rels):
+            try:
+                waiting = pending(engine.run(rel))  # this build's result, remembered by the engine
+            except SnippetError:
+                continue  # its failure was printed already
+            if waiting is not None:
+                log.info(waiting.line())
+
+    def build_failed(self, error: BaseException) -> None:
+        """``on_build_error``: the build raised; its pages keep this error until one succeeds."""
+        warnings = self._held.messages if self._held is not None else []
+        self._release()
+        if isinstance(error, KeyboardInterrupt):
+            return
+        self.failure = "\n".join([*warnings, str(error) or type(error).__name__])
+        self.raised = True
+        log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
+
+    def _release(self) -> None:
+        if self._held is not None:
+            logging.getLogger("mkdocs").removeHandler(self._held)
+            self._held = None
+
+    # -- the server ------------------------------------------------------------------------
+
+    def serve(self, server) -> None:
+        """``on_serve``: while the last build failed, answer every page with the error page at
+        once; the rest of the site (styles, scripts) is served as usual unless the build raised.
+
+        MkDocs' server holds a request that comes while a build runs until a build succeeds, so a
+        request that came during a build that then failed would wait for ever: the site's answer
+        is fetched beside the request (:class:`_Answer`), and given if it comes; if the build fails
+        first, the request gets the error page (a 503 for a file that is not a page)."""
+        site_app = server.get_app()
+        mount = server.mount_path
+
+        def app(environ, start_response):
+            path = environ.get("PATH_INFO", "")
+            if path.startswith("/livereload/") or path.startswith(mount + "_build/"):
+                return site_app(environ, start_response)  # the reload poll waits by design
+            page = _is_page(path)
+
+            def failed() -> bool:
+                return self.raised if not page else self.failure is not None
+
+            if not failed():
+                answer = _Answer(site_app, environ)
+                while not answer.done.wait(0.05):
+                    if failed():
+                        break
+                else:
+                    return answer.give(start_response)
+            failure = self.failure or "(the build failed)"
+            if page:
+                body = error_page(failure, path).encode("utf-8")
+                start_response(
+                    "500 Internal Server Error",
+                    [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))],
+                )
+                return [body]
+            body = b"The last build failed: open any page to see why."
+            start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+            return [body]
+
+        server.set_app(app)
+
+
+class _Answer:
+    """The site's answer to one request, fetched in a thread of its own, so that the request can
+    stop waiting for it (a thread left waiting for a good build ends with that build)."""
+
+    def __init__(self, app, environ) -> None:
+        self.done = threading.Event()
+        self.status = "500 Internal Server Error"
+        self.headers: list[tuple[str, str]] = []
+        self.body: list[bytes] = []
+        threading.Thread(target=self._fetch, args=(app, environ), daemon=True).start()
+
+    def _fetch(self, app, environ) -> None:
+        def start_response(status, headers, exc_info=None):
+            self.status, self.headers = status, list(headers)
+            return self.body.append
+
+        try:
+            result = app(environ, start_response)
+            try:
+                self.body.extend(result)
+            finally:
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
+        finally:
+            self.done.set()
+
+    def give(self, start_response) -> list[bytes]:
+        start_response(self.status, self.headers)
+        return self.body
+
+
+def _is_page(path: str) -> bool:
+    last = path.rsplit("/", 1)[-1]
+    return last == "" or last.endswith(".html") or "." not in last
+
+
+def error_page(failure: str, path: str) -> str:
+    """The page every request gets while the last build failed: the message as the terminal
+    printed it (page, ``file:line``, message), self-contained (no stylesheet to load), and
+    reloading itself, so that the first good build shows the page asked for."""
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="{RELOAD_SECONDS}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Build failed: make serve</title>
+<style>
+body {{ font-family: sans-serif; margin: 2rem; max-width: 60rem; color: #1a1a1a; background: #fff; }}
+pre {{ white-space: pre-wrap; background: #f4f4f4; border-left: 4px solid #b00020; padding: 1rem; }}
+</style>
+</head>
+<body>
+<main>
+<h1>The last build failed</h1>
+<p>You asked for <code>{html.escape(path)}</code>. Every page shows this until a build succeeds;
+this page reloads itself every {RELOAD_SECONDS} seconds, so fix the file and wait. The terminal
+running <code>make serve</code> printed the same message:</p>
+<pre>{html.escape(failure)}</pre>
+</main>
+</body>
+</html>
+"""
+
+
+class _Held(logging.Handler):
+    """The warnings and errors MkDocs logs during one build: ``strict`` fails the build on them and
+    says only how many there were, so the error page lists them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith("mkdocs.livereload"):
+            return  # the server's own lines ("GET /x.html code 500"), logged between builds
+        self.messages.append(f"{record.levelname}: {record.getMessage()}")
+
+
+_REQUEST_LINE = re.compile(r'^(?:\[[\d:]+\] )?".*" code (?P<code>\d+)$')  # "[08:24:50] "GET / HTTP/1.1" code 500"
+
+
+def _request_line(record: logging.LogRecord) -> bool:
+    """MkDocs' server logs every answer but a 200 as a warning, and ``strict`` fails the build
+    that is running when a warning is logged: a browser that asked for a missing page, or reloaded
+    the error page, while a build ran, failed that build, and the next, for as long as it asked.
+    A request is not the build's: its line is logged at INFO, the error pages' (500 and 503,
+    every two seconds while a tab shows one) at DEBUG."""
+    request = _REQUEST_LINE.match(str(record.msg))
+    if record.levelno == logging.WARNING and request is not None:
+        quiet = request["code"] in ("500", "503")
+        record.levelno, record.levelname = (logging.DEBUG, "DEBUG") if quiet else (logging.INFO, "INFO")
+    return True
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
