@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Exercise 11: A custom Function, checked with gradcheck
+# # Exercise 11: A custom Function
 #
 # **Level:** Advanced
 #

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Exercise 7: retain_grad and retain_graph
+# # Exercise 7: Keeping gradients and graphs
 #
 # **Level:** Intermediate
 #
@@ -71,9 +71,11 @@ except RuntimeError as error:
 # At $x = 1.5$ the intermediate value is $h = 2.25 - 4 = -1.75$. By the chain rule:
 #
 # $$
-# \frac{\partial\,\text{loss}}{\partial h} = 2h = -3.5,
-# \qquad
-# \frac{\partial\,\text{loss}}{\partial x} = 2h \cdot 2x = -3.5 \times 3 = -10.5
+# \begin{aligned}
+# \frac{\partial\,\text{loss}}{\partial h} &= 2h = -3.5, \\
+# \frac{\partial\,\text{loss}}{\partial x} &= 2h \cdot 2x \\
+# &= -3.5 \times 3 = -10.5
+# \end{aligned}
 # $$
 #
 # The second pass computes the same gradients and **adds** them: $-21$ for `x`, and
