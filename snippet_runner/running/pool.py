@@ -159,7 +159,7 @@ class _Process:
         pid = self.proc.pid
         try:
             with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
-                pid = int((children.read().split() or [pid])[0])
+                pid = int((children.read().split() or [str(pid)])[0])
         except OSError:
             pass
         return _status_kb(pid, field)
@@ -342,7 +342,7 @@ class Runner:
             if self._running is not None or message.id != due:
                 raise protocol.ProtocolError(f"a start of request {message.id}, which was not due")
             self._running = (message.id, time.monotonic())
-        else:  # RunResult | Death
+        elif isinstance(message, RunResult | Death):
             if self._running is None or message.id != self._running[0]:
                 raise protocol.ProtocolError(f"a result for request {message.id}, which was not running")
             self._running = None
@@ -356,7 +356,7 @@ class Runner:
     def _break(self, process: _Process, why: str) -> None:
         """The worker sent what it must not: kill it, and fail every wait on it."""
         ticket = self._running[0] if self._running is not None else next(iter(self._sent), None)
-        snippet = self._pending[ticket][0] if ticket in self._pending else None
+        snippet = self._pending[ticket][0] if ticket is not None and ticket in self._pending else None
         process.kill()
         self._process = None
         self.broken = WorkerBroke(snippet, why)

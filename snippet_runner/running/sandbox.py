@@ -193,17 +193,23 @@ class Sandbox:
         self._root = tempfile.mkdtemp(prefix="snippet-", dir=self._inside)
         if self.isolated.namespaces:
             self.scratch = Path(self._root) / "scratch"
+            self._reports = Path(self._root) / "report"  # a tmpfs of its own: a full scratch folder fills not it
             _private_dev_and_scratch(self._root)
         else:
-            self.scratch = Path(self._root)
+            self.scratch = self._reports = Path(self._root)
         self._as_made = _owner(os.stat(self.scratch))
-        writable = (str(self.scratch), "/dev/shm", *WRITABLE_DEVICES)
+        writable = (str(self.scratch), str(self._reports), "/dev/shm", *WRITABLE_DEVICES)
         self._guard = _Guard(tuple(p for p in writable if os.path.exists(p)))
 
     def prepare(self, processes: int, disk: int, shm: int) -> None:
         """In the worker, just before it forks the child that runs a snippet."""
         if self.isolated.namespaces:
-            for path, size, mode in ((str(self.scratch), disk, 0o700), ("/dev/shm", shm, 0o1777)):
+            folders = (
+                (str(self.scratch), disk, 0o700),
+                ("/dev/shm", shm, 0o1777),
+                (str(self._reports), REPORT_LIMIT, 0o700),
+            )
+            for path, size, mode in folders:
                 isolation.mount_tmpfs(path, size, max(size // _TMPFS_INODE, 16), mode)
                 self._mounted.append(path)
         if self.isolated.cgroup is not None:
@@ -255,15 +261,15 @@ class Sandbox:
         _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
         resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
         data = protocol.dumps(report).encode()
-        os.chmod(self.scratch, 0o700)  # the snippet may have locked it
-        with open(self.scratch / REPORT, "wb") as out:  # the snippet's own folder: it may have put one there
+        os.chmod(self._reports, 0o700)  # the snippet may have locked it
+        with open(self._reports / REPORT, "wb") as out:  # the snippet may write there too: untrusted
             out.write(data)
 
     def report(self) -> protocol.SelfReport | None:
         """In the worker, once the child is gone: its account of the run, if it is a regular file
         of at most ``REPORT_LIMIT`` bytes that parses as one; None otherwise."""
         try:
-            fd = os.open(self.scratch / REPORT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = os.open(self._reports / REPORT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             return None
         try:
@@ -382,6 +388,7 @@ def _private_dev_and_scratch(root: str) -> None:
     scratch folder's mount point and a small ``/dev``, which replaces the real one."""
     isolation.mount_tmpfs(root, 1 << 16, 64, 0o755)
     os.mkdir(os.path.join(root, "scratch"), 0o700)
+    os.mkdir(os.path.join(root, "report"), 0o700)
     dev = os.path.join(root, "dev")
     os.mkdir(dev)
     os.mkdir(os.path.join(dev, "shm"))
