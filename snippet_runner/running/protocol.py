@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, fields
+import types
+import typing
+from dataclasses import dataclass, fields, is_dataclass
+from functools import cache
 
 from snippet_runner.pictures.data import PictureData
 
@@ -161,79 +164,55 @@ def _need(ok: bool, why: str) -> None:
         raise ProtocolError(why)
 
 
-def _of(kind: type | tuple, value, what: str):
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    # type(...) in, not isinstance: True is not an int here, and a float must be finite
-    _need(type(value) in kinds and (type(value) is not float or math.isfinite(value)), f"{what}: wrong type")
-    return value
+@cache
+def _hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
 
 
-def _items(value, what: str, each) -> tuple:
-    return tuple(each(item) for item in _of(list, value, what))
-
-
-def _row(value, what: str, *kinds: type) -> tuple:
-    _need(type(value) is list and len(value) == len(kinds), f"{what}: wrong shape")
-    return tuple(_of(k, v, what) for k, v in zip(kinds, value, strict=True))
-
-
-def _number(value) -> float:
-    return float(_of((int, float), value, "a number"))
-
-
-def _limit(value) -> str:
-    _need(value in LIMITS, "an unknown limit")
-    return value
-
-
-_SHAPES: dict[type, dict] = {
-    RunRequest: {
-        "id": int,
-        "path": str,
-        "timeout": _number,
-        "memory": int,
-        "output": int,
-        "processes": int,
-        "disk": int,
-        "shm": int,
-        "cells": lambda v: _items(v, "cells", lambda c: _row(c, "cell", int, str)),
-        "pictures": lambda v: _items(v, "pictures", lambda p: _row(p, "picture", str, int, dict)),
-    },
-    RaisedError: {"type": str, "qualified": str, "message": str, "line": (int, type(None))},
-    Picture: {"kind": str, "line": int, "data": dict},
-    RunResult: {
-        "id": int,
-        "seconds": _number,
-        "peak_rss_growth_kb": int,
-        "outputs": lambda v: _items(v, "outputs", lambda t: _of(str, t, "output")),
-        "limits": lambda v: _items(v, "limits", _limit),
-    },
-    SelfReport: {"ends": lambda v: _items(v, "ends", lambda n: _of(int, n, "end"))},
-    Death: {"id": int, "timed_out": bool, "stack": str, "exit_code": (int, type(None))},
-    PreloadFailed: {"module": str, "error": str},
-    Ready: {
-        "import_seconds": _number,
-        "import_cpu_seconds": _number,
-        "protections_off": lambda v: _items(v, "protections_off", lambda t: _of(str, t, "text")),
-    },
-    Started: {"id": int},
-}
-_SELF = {  # what a run result and a self-report share: what the child says about itself
-    "error": lambda v: None if v is None else _build(RaisedError, v),
-    "printed_at": lambda v: _items(v, "printed_at", lambda r: _row(r, "printed_at", int, int, int)),
-    "pictures": lambda v: _items(v, "pictures", lambda p: _build(Picture, p)),
-    "picture_errors": lambda v: _items(v, "picture_errors", lambda r: _row(r, "picture_errors", int, str)),
-}
-_SHAPES[RunResult].update(_SELF)
-_SHAPES[SelfReport].update(_SELF)
+@cache
+def _shape(hint) -> tuple:
+    return typing.get_origin(hint), typing.get_args(hint)
 
 
 def _build(cls, data):
+    """``cls`` from ``data``, each field checked against its annotation (:func:`_typed`)."""
     _need(type(data) is dict, f"{cls.__name__}: not an object")
     names = {f.name for f in fields(cls)}
     _need(set(data) == names, f"{cls.__name__}: fields {sorted(map(str, data))[:20]} instead of {sorted(names)}")
-    built = {}
-    for name, shape in _SHAPES[cls].items():
-        plain = isinstance(shape, type | tuple)
-        built[name] = _of(shape, data[name], f"{cls.__name__}.{name}") if plain else shape(data[name])
-    return cls(**built)
+    built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in _hints(cls).items()})
+    _need(all(name in LIMITS for name in getattr(built, "limits", ())), f"{cls.__name__}.limits: an unknown limit")
+    return built
+
+
+def _typed(hint, value, what: str):
+    """``value`` as ``hint`` says, read from JSON: a tuple from a list, a float that is finite, and
+    an int, str or bool of exactly that type (JSON's ``true`` is no id)."""
+    if hint is int or hint is str or hint is bool:  # first: most values are
+        if type(value) is not hint:
+            raise ProtocolError(f"{what}: not a {hint.__name__}")
+        return value
+    origin, args = _shape(hint)
+    if origin is tuple:
+        _need(type(value) is list, f"{what}: not a list")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_typed(args[0], item, what) for item in value)
+        _need(len(value) == len(args), f"{what}: wrong shape")
+        if all(type(item) is arg for arg, item in zip(args, value, strict=True)):
+            return tuple(value)  # a row of plain values (the common case, fast)
+        return tuple(_typed(arg, item, what) for arg, item in zip(args, value, strict=True))
+    if is_dataclass(hint):
+        return _build(hint, value)
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            try:
+                return _typed(arg, value, what)
+            except ProtocolError:
+                pass
+        raise ProtocolError(f"{what}: wrong type")
+    if hint is float:
+        _need(type(value) in (int, float) and math.isfinite(value), f"{what}: not a number")
+        return float(value)
+    if hint is dict or origin is dict or typing.is_typeddict(hint):
+        hint = dict
+    _need(type(value) is hint, f"{what}: not a {getattr(hint, '__name__', hint)}")
+    return value
