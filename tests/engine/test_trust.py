@@ -42,7 +42,7 @@ for fd in range(3, 1024):
         reached.append(fd)
     except OSError:
         pass
-print("reached", reached)
+print("done")
 """
 
 
@@ -50,13 +50,13 @@ def test_a_snippet_cannot_forge_a_result_for_another_nor_cache_one(tmp_path, wri
     """The innocent snippet's approved output is ``right``; its code now prints ``wrong``. Before,
     a forged line on the inherited pipe made it pass, and cached the pass."""
     write_snippet("page/forger.py", FORGER)
-    (write_snippet.snippets / "page/forger.out").write_text("reached []\n")
+    (write_snippet.snippets / "page/forger.out").write_text("done\n")
     write_snippet("page/innocent.py", "print('wrong')\n")
     (write_snippet.snippets / "page/innocent.out").write_text("right\n")
     engine = Engine(write_snippet.snippets, tmp_path / ".cache")
     try:
         engine.prefetch(["page/forger.py", "page/innocent.py"])  # the innocent's request is queued
-        assert engine.run("page/forger.py").output == "reached []\n"
+        assert engine.run("page/forger.py").output == "done\n"
         with pytest.raises(SnippetError) as caught:
             engine.run("page/innocent.py")
         assert "output differs from the approved snippets/page/innocent.out" in str(caught.value)
@@ -134,8 +134,7 @@ import json, os, sys, time
 out = os.fdopen(int(sys.argv[3]), "wb", buffering=0)
 mode = os.environ["FAKE_MODE"]
 out.write(b'{"kind": "Ready", "import_seconds": 0.1, "import_cpu_seconds": 0.1, "protections_off": []}\\n')
-for _ in range(2):  # what to warm, then the first request, each framed by its length
-    sys.stdin.buffer.read(int(sys.stdin.buffer.readline()))
+# The build sends its request before it reads these (whatever its framing): no need to read it.
 if mode != "silent_before_start":
     out.write(b'{"kind": "Started", "id": 1}\\n')
 result = dict(kind="RunResult", id=1, outputs=["right\\n"], **RESULT)
