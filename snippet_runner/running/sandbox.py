@@ -187,6 +187,8 @@ class Sandbox:
         self._tasks = 0  # the worker's threads, when RLIMIT_NPROC counts the snippet's processes
         self._refused = 0  # the cgroup's refused forks before the next child
         self._mounted: list[str] = []
+        self._readable = [os.path.realpath(p) for p in _readable() if os.path.exists(p)]  # worked out once
+        self._hidden = [p for p in HIDDEN if os.path.isdir(p) and not os.path.islink(p)]
         self._make()
 
     def _make(self) -> None:
@@ -237,7 +239,7 @@ class Sandbox:
         folder = os.path.dirname(path)
         if self.isolated.namespaces:
             isolation.unshare(isolation.CLONE_NEWNS)
-            _hide(HIDDEN, keep=[*_readable(), folder, self._root])
+            _hide(self._hidden, keep=sorted({*self._readable, os.path.realpath(folder), self._root}))
             isolation.mount("proc", "/proc", "proc", isolation.MS_NOSUID | isolation.MS_NODEV | isolation.MS_NOEXEC)
             memory = max(memory - disk - shm, 0)  # its tmpfs folders are kept in memory
         _limit_memory(memory)
@@ -345,30 +347,26 @@ class Sandbox:
         return fd
 
 
-def _hide(folders: tuple[str, ...], keep: list[str]) -> None:
+def _hide(folders: list[str], keep: list[str]) -> None:
     """In the child's own mount namespace: cover each of ``folders`` with an empty read-only tmpfs,
-    into which only the paths of ``keep`` beneath it are bound back (through a descriptor of the
-    folder opened before it was covered), at the same paths."""
+    into which only the paths of ``keep`` (real paths) beneath it are bound back, at the same paths
+    (through a descriptor of the folder opened before it was covered)."""
     for folder in folders:
-        if not os.path.isdir(folder) or os.path.islink(folder):
-            continue
-        inside = sorted({os.path.realpath(p) for p in keep if os.path.exists(p)})
-        if any(folder == p or folder.startswith(p.rstrip("/") + "/") for p in inside):
+        if any(folder == p or folder.startswith(p + "/") for p in keep):
             continue  # it is itself something to keep
-        below = [p for p in inside if p.startswith(folder + "/")]
+        below = [p for p in keep if p.startswith(folder + "/")]
         below = [p for p in below if not any(p.startswith(q + "/") for q in below)]
         old = os.open(folder, os.O_PATH | os.O_DIRECTORY)
         try:
             isolation.mount_tmpfs(folder, 1 << 20, 1024, 0o755)
             for path in below:
-                target = path
-                if os.path.isdir(f"/proc/self/fd/{old}/{os.path.relpath(path, folder)}"):
-                    os.makedirs(target, exist_ok=True)
-                else:
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                    open(target, "w").close()
                 source = f"/proc/self/fd/{old}/{os.path.relpath(path, folder)}"
-                isolation.mount(source, target, None, isolation.MS_BIND | isolation.MS_REC)
+                if os.path.isdir(source):
+                    os.makedirs(path, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    open(path, "w").close()
+                isolation.mount(source, path, None, isolation.MS_BIND | isolation.MS_REC)
             flags = isolation.MS_NOSUID | isolation.MS_NODEV | _MS_RDONLY
             isolation.mount(None, folder, None, isolation.MS_BIND | isolation.MS_REMOUNT | flags)
         finally:
