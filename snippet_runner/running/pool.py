@@ -43,6 +43,7 @@ _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # t
 
 
 IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
+QUEUED_BYTES = 48 * 1024  # below a pipe's 64 KB
 LINE_LIMIT = 1024**2  # bytes a line may hold beyond six per byte of the running snippet's output
 RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
 
@@ -114,14 +115,11 @@ class _Process:
         self.dump_path = dump_path
         self.spawned = time.perf_counter()
 
-    def send(self, request: RunRequest) -> None:
-        self._send_line(protocol.dumps(request))
-
     def send_warm(self, names: tuple[str, ...]) -> None:
         """The worker's first message: what it warms once its preloads are imported (warmup.py)."""
-        self._send_line(json.dumps(list(names)))
+        self.send_line(json.dumps(list(names)))
 
-    def _send_line(self, line: str) -> None:
+    def send_line(self, line: str) -> None:
         """One message: its length in bytes on a line, then it (the worker reads no further)."""
         stdin = self.proc.stdin
         assert stdin is not None  # the process is started with stdin=PIPE
@@ -205,6 +203,7 @@ class Runner:
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
         self._sent: set[int] = set()  # tickets sent to the current worker and not answered yet
+        self._unread: dict[int, int] = {}  # tickets sent and not started yet -> their bytes in the pipe
 
     def warm_up(self) -> None:
         """Start the worker now, so torch is imported before the first request needs it."""
@@ -248,19 +247,24 @@ class Runner:
         return self._next_id
 
     def _fill(self) -> None:
-        """Keep at most ``IN_FLIGHT`` requests sent and unanswered. Sending every request at once
-        would deadlock on a long queue: we would block writing requests to a worker that is itself
-        blocked writing results we are not reading yet."""
+        """Keep at most ``IN_FLIGHT`` requests sent and unanswered, and no more unread by the
+        worker than its pipe holds (``QUEUED_BYTES``; one at least). Writing more would block: we
+        would wait on a worker that reads one request per fork and may itself wait for us to read
+        its result."""
         process = None
         for ticket, (_, request) in self._pending.items():
             if len(self._sent) >= IN_FLIGHT:
                 break
             if ticket not in self._sent:
+                line = protocol.dumps(request)
+                if self._unread and sum(self._unread.values()) + len(line) > QUEUED_BYTES:
+                    break
                 process = process or self._ensure_process()
-                process.send(request)
+                process.send_line(line)
                 if not self._sent:
                     self._heard = time.monotonic()
                 self._sent.add(ticket)
+                self._unread[ticket] = len(line) + 12
 
     def result(self, ticket: int, also: Sequence[Runner] = ()) -> RunResult | Death:
         """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
@@ -342,6 +346,7 @@ class Runner:
             if self._running is not None or message.id != due:
                 raise protocol.ProtocolError(f"a start of request {message.id}, which was not due")
             self._running = (message.id, time.monotonic())
+            self._unread.pop(message.id, None)  # the worker has read it
         elif isinstance(message, RunResult | Death):
             if self._running is None or message.id != self._running[0]:
                 raise protocol.ProtocolError(f"a result for request {message.id}, which was not running")
@@ -367,7 +372,7 @@ class Runner:
         self.recycled += 1
         process.kill()
         self._process = None
-        self._sent = set()
+        self._sent, self._unread = set(), {}
         self.import_seconds = None
 
     def _check_deadline(self, process: _Process) -> None:
@@ -399,7 +404,7 @@ class Runner:
         self._pending.pop(ticket)
         self._done[ticket] = Death(id=ticket, timed_out=timed_out, stack="", exit_code=process.proc.returncode)
         self.import_seconds = None
-        self._sent = set()
+        self._sent, self._unread = set(), {}
         self._fill()  # the others never ran: send them afresh to a new worker
 
 

@@ -379,3 +379,18 @@ def test_the_build_parses_every_message_exactly():
             protocol.loads(json.dumps(bad), protocol.RunResult)
     with pytest.raises(protocol.ProtocolError):
         protocol.loads("[" * 100_000, protocol.RunResult)
+
+
+@pytest.mark.timeout(180)
+def test_long_snippets_with_long_outputs_sent_ahead_never_block_the_build(write_snippet, engine):
+    """The worker reads one request per fork, so requests sent ahead wait in its pipe: the build
+    sends no more than the pipe holds, or it would block writing while the worker blocks writing
+    a long result the build is not reading yet."""
+    rels = []
+    for n in range(12):
+        padding = f"# {'x' * 76}\n" * 400  # 32 KB of source
+        write_snippet(f"page/long{n}.py", f"{padding}print('{n}' * 200_000)\n")
+        rels.append(f"page/long{n}.py")
+    engine.prefetch(rels)
+    for n, rel in enumerate(rels):
+        assert engine.run(rel).output == f"{n}" * 200_000 + "\n"
