@@ -91,5 +91,8 @@ class ResultCache:
             return None
 
     def put(self, key: str, result: RunResult) -> None:
-        # vars: as dataclasses.asdict, without its deep copy
-        write_atomic(self._path(key), json.dumps({"key": key, "result": result}, default=vars))
+        """Store ``result``; a cache that cannot take it (a folder in its place) only costs a rerun."""
+        try:  # vars: as dataclasses.asdict, without its deep copy
+            write_atomic(self._path(key), json.dumps({"key": key, "result": result}, default=vars))
+        except OSError as error:
+            log.info(f"could not cache the result under {key[:12]} ({type(error).__name__}); it runs again next time")

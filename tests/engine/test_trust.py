@@ -394,3 +394,31 @@ def test_long_snippets_with_long_outputs_sent_ahead_never_block_the_build(write_
     engine.prefetch(rels)
     for n, rel in enumerate(rels):
         assert engine.run(rel).output == f"{n}" * 200_000 + "\n"
+
+
+def test_a_cache_entry_that_is_not_its_keys_exact_result_is_a_miss(tmp_path, write_snippet):
+    for name, text in (("a", "alpha"), ("b", "beta")):
+        write_snippet(f"page/{name}.py", f"print({text!r})\n")
+        (write_snippet.snippets / f"page/{name}.out").write_text(f"{text}\n")
+
+    def run(rel: str) -> bool:
+        engine = Engine(write_snippet.snippets, tmp_path / "cache", preload=())
+        try:
+            outcome = engine.run(rel)
+            assert outcome.output == ("alpha\n" if rel == "page/a.py" else "beta\n")
+            return outcome.cached
+        finally:
+            engine.close()
+
+    assert not run("page/a.py") and not run("page/b.py") and run("page/a.py")
+    entries = {json.loads(p.read_text())["result"]["outputs"][0]: p for p in (tmp_path / "cache").rglob("*.json")}
+    a_entry, b_entry = entries["alpha\n"], entries["beta\n"]
+    b_entry.write_text(a_entry.read_text())  # a valid entry, of another key: it would show alpha for b
+    assert run("page/b.py") is False
+    entry = json.loads(a_entry.read_text())
+    entry["result"]["printed_at"] = [["0", 1]]
+    a_entry.write_text(json.dumps(entry))
+    assert run("page/a.py") is False
+    a_entry.unlink()
+    a_entry.mkdir()
+    assert run("page/a.py") is False
