@@ -411,12 +411,12 @@ def test_a_cache_entry_that_is_not_its_keys_exact_result_is_a_miss(tmp_path, wri
             engine.close()
 
     assert not run("page/a.py") and not run("page/b.py") and run("page/a.py")
-    entries = {json.loads(p.read_text())["result"]["outputs"][0]: p for p in (tmp_path / "cache").rglob("*.json")}
-    a_entry, b_entry = entries["alpha\n"], entries["beta\n"]
+    entries = {"alpha" in p.read_text(): p for p in (tmp_path / "cache").rglob("*.json")}
+    a_entry, b_entry = entries[True], entries[False]
     b_entry.write_text(a_entry.read_text())  # a valid entry, of another key: it would show alpha for b
     assert run("page/b.py") is False
     entry = json.loads(a_entry.read_text())
-    entry["result"]["printed_at"] = [["0", 1]]
+    entry.get("result", entry)["printed_at"] = [["0", 1]]
     a_entry.write_text(json.dumps(entry))
     assert run("page/a.py") is False
     a_entry.unlink()
