@@ -160,6 +160,7 @@ def _stand_in(pid: int) -> None:
     os.closerange(3, 1 << 20)
     for fd in (0, 1):
         os.close(fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the worker's to handle
     status = os.waitpid(pid, 0)[1]
     if os.WIFSIGNALED(status):
         signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
