@@ -360,7 +360,8 @@ class Runner:
 
     def _break(self, process: _Process, why: str) -> None:
         """The worker sent what it must not: kill it, and fail every wait on it."""
-        ticket = self._running[0] if self._running is not None else next(iter(self._sent), None)
+        due = next((ticket for ticket in self._pending if ticket in self._sent), None)
+        ticket = self._running[0] if self._running is not None else due
         snippet = self._pending[ticket][0] if ticket is not None and ticket in self._pending else None
         process.kill()
         self._process = None
