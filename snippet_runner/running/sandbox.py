@@ -38,8 +38,8 @@ Prepared in the worker (:class:`Sandbox`) and applied in each forked child
 
 What the build records is what the worker sees from outside once the child is gone (the capture
 file, the exit status, the time, the limits it hit: :meth:`Sandbox.limits_hit`); what the child
-says about itself (its exception, pictures, print positions) is read from its scratch folder by
-the worker, size-capped and schema-checked (:meth:`Sandbox.report`).
+says about itself (its exception, pictures, print positions) is a file the worker reads from a
+small tmpfs beside the scratch folder, size-capped and schema-checked (:meth:`Sandbox.report`).
 
 Where a mechanism is missing (no unprivileged user namespaces, no Landlock, no cgroup as root),
 the rest still holds, and :attr:`Isolation.off` says what is off and why; the build prints it
