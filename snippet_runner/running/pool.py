@@ -248,16 +248,16 @@ class Runner:
 
     def _fill(self) -> None:
         """Keep at most ``IN_FLIGHT`` requests sent and unanswered, and no more unread by the
-        worker than its pipe holds (``QUEUED_BYTES``; one at least). Writing more would block: we
-        would wait on a worker that reads one request per fork and may itself wait for us to read
-        its result."""
+        worker than its pipe holds (``QUEUED_BYTES``; a longer request only to an idle worker).
+        Writing more would block: we would wait on a worker that reads one request per fork and
+        may itself wait for us to read its result."""
         process = None
         for ticket, (_, request) in self._pending.items():
             if len(self._sent) >= IN_FLIGHT:
                 break
             if ticket not in self._sent:
                 line = protocol.dumps(request)
-                if self._unread and sum(self._unread.values()) + len(line) > QUEUED_BYTES:
+                if self._sent and sum(self._unread.values()) + len(line) > QUEUED_BYTES:
                     break
                 process = process or self._ensure_process()
                 process.send_line(line)

@@ -388,7 +388,7 @@ def test_long_snippets_with_long_outputs_sent_ahead_never_block_the_build(write_
     a long result the build is not reading yet."""
     rels = []
     for n in range(12):
-        padding = f"# {'x' * 76}\n" * 400  # 32 KB of source
+        padding = f"# {'x' * 76}\n" * (400 if n % 3 else 1600)  # 32 KB of source, or 128 KB
         write_snippet(f"page/long{n}.py", f"{padding}print('{n}' * 200_000)\n")
         rels.append(f"page/long{n}.py")
     engine.prefetch(rels)
