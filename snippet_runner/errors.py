@@ -4,6 +4,11 @@ Every failure a reader of the build log has to act on (a missing file, a syntax 
 exception, a hang, a changed output, a malformed include) becomes a ``SnippetError`` that carries
 the snippet's ``file:line``; the Markdown layer adds the page, so the final message names both.
 
+What a snippet printed reaches these messages (an exception's text, a diff of its output), and
+they go to the build's log and the author's terminal: every control character in them is shown
+escaped (:func:`printable`), so no escape code a snippet prints clears a screen, sets a window's
+title or fakes a log line.
+
 It is a plain exception, so the engine knows nothing of MkDocs. Where the error leaves for MkDocs
 (the plugin's events, and the Markdown extension, which runs inside Python-Markdown where the plugin
 cannot catch it), that layer raises it again as MkDocs' ``PluginError``, which MkDocs prints as one
@@ -11,6 +16,8 @@ clean message where any other exception would be printed as a Python traceback.
 """
 
 from __future__ import annotations
+
+import re
 
 MAX_DETAIL_LINES = 60
 MAX_DETAIL_CHARS = 8000
@@ -20,11 +27,12 @@ class SnippetError(Exception):
     """A snippet could not be shown as approved; ``location`` is ``path:line`` of the culprit."""
 
     def __init__(self, location: str, message: str, *, page: str | None = None, detail: str = ""):
+        location, message = printable(location), printable(message)
         super().__init__(f"{location}: {message}")  # first: click's exception sets .message too
         self.location = location
         self.message = message
         self.page = page
-        self.detail = capped(detail)
+        self.detail = capped(printable(detail))
 
     def on_page(self, page: str) -> SnippetError:
         """Return the same error, now also naming the page (``docs/x.md:12``) that included it."""
@@ -58,6 +66,23 @@ class SetupError(SnippetError):
         return self
 
 
+class WorkerError(SetupError):
+    """A worker broke the protocol while this snippet ran: the build stops at once, naming the
+    page and the snippet."""
+
+    def on_page(self, page: str) -> WorkerError:
+        return WorkerError(self.location, self.message, page=self.page or page, detail=self.detail)
+
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but tab and newline shown escaped (``\\x1b``)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}", text)
+
+
 def capped(text: str) -> str:
     """At most ``MAX_DETAIL_LINES`` lines and ``MAX_DETAIL_CHARS`` characters of ``text``, saying
     how much was cut: a diff or an output of 50 MB must not become a 50 MB error message."""
@@ -69,3 +94,10 @@ def capped(text: str) -> str:
         return text
     cut_lines = text[len(kept) :].count("\n") + (0 if text.endswith("\n") else 1)
     return f"{kept.rstrip()}\n… cut: {cut_lines} more lines ({len(text) - len(kept):,} more characters)"
+
+
+def as_text(output: str) -> str:
+    """An output as a page or notebook shows it: always text. Each control character but tab and
+    newline is shown as its Unicode control picture (ESC as ␛): among them Python-Markdown's
+    placeholder markers (STX and ETX), which would pull the page's stashed HTML into the output."""
+    return re.sub("[\x00-\x08\x0b-\x1f]", lambda m: chr(0x2400 + ord(m[0])), output).replace("\x7f", "\u2421")

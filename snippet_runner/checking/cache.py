@@ -8,10 +8,15 @@ only reads results (the Markdown layer, the drawing, the site, the PDF, drift, t
 not in the key, so editing it re-runs nothing. Nothing time-based: a cache entry is
 valid exactly as long as its inputs are unchanged. Those two projects key a whole notebook or
 gallery example and their stores are tied to their own runners, so neither could be reused here.
+
+An entry holds its key beside the result, and is read back through the same exact schema as a
+worker's message (:func:`snippet_runner.running.protocol.result_from_dict`): an entry that does not
+parse, does not have that shape, or was stored under another key is a miss, never a crash.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -68,19 +73,26 @@ class ResultCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str, rel: str = "") -> RunResult | None:
-        """The stored result, or None. An entry that cannot be read back as a result (truncated,
-        corrupt, written by another engine version) is discarded with a one-line notice, and the
-        snippet simply runs again: a bad entry never fails a build or shows a wrong output."""
+        """The stored result, or None. An entry that cannot be read back as this key's result
+        (truncated, corrupt, moved, written by another engine version) is discarded with a
+        one-line notice, and the snippet simply runs again."""
         path = self._path(key)
         try:
-            return protocol.result_from_dict(json.loads(path.read_text(encoding="utf-8")))
+            entry = json.loads(path.read_bytes())
+            if type(entry) is not dict or entry.get("key") != key or set(entry) != {"key", "result"}:
+                raise protocol.ProtocolError("not this key's entry")
+            return protocol.result_from_dict(entry["result"])
         except FileNotFoundError:
             return None
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
-            path.unlink(missing_ok=True)
+        except (OSError, ValueError, RecursionError) as error:  # ProtocolError and JSON's errors are ValueErrors
+            with contextlib.suppress(OSError):
+                path.unlink()
             log.info(f"discarded an unreadable cache entry for {rel or key} ({type(error).__name__}); it runs again")
             return None
 
     def put(self, key: str, result: RunResult) -> None:
-        # vars: as dataclasses.asdict, without its deep copy
-        write_atomic(self._path(key), json.dumps(result, default=vars))
+        """Store ``result``; a cache that cannot take it (a folder in its place) only costs a rerun."""
+        try:  # vars: as dataclasses.asdict, without its deep copy
+            write_atomic(self._path(key), json.dumps({"key": key, "result": result}, default=vars))
+        except OSError as error:
+            log.info(f"could not cache the result under {key[:12]} ({type(error).__name__}); it runs again next time")

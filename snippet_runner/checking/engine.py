@@ -16,9 +16,9 @@ from typing import NoReturn
 
 from snippet_runner.checking import approved
 from snippet_runner.checking.cache import ResultCache, key_for
-from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors, WorkerError, printable
 from snippet_runner.running import snippet as spec
-from snippet_runner.running.pool import PreloadError, Runner
+from snippet_runner.running.pool import PreloadError, Runner, WorkerBroke
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
 from snippet_runner.running.warmup import touched_by
 
@@ -188,6 +188,12 @@ class Engine:
                 ran = runner.result(ticket, also=self.runners)
             except PreloadError as error:
                 raise SetupError("mkdocs.yml (snippet-runner preload)", str(error)) from None
+            except WorkerBroke as error:
+                raise WorkerError(
+                    (error.snippet or snippet).loc(),
+                    f"the worker running this snippet sent what the build does not accept ({error});"
+                    " the build stops, as a snippet may have tried to speak for another",
+                ) from None
             if isinstance(ran, Death):
                 _raise_death(snippet, ran)
             result = ran
@@ -233,7 +239,7 @@ class Engine:
             line += f" ({len(self.runners)} workers)"
         if self.runner.protections_off:
             line += "\nSandbox protections that are OFF on this machine: " + "; ".join(self.runner.protections_off)
-        return line
+        return printable(line)
 
     # -- internals -----------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ import re
 from html import escape
 
 from snippet_runner.checking.engine import Outcome
-from snippet_runner.errors import SnippetError
+from snippet_runner.errors import SnippetError, as_text
 from snippet_runner.running.snippet import SETTING
 
 _CDN_SCRIPT = re.compile(
@@ -68,7 +68,7 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
         count += 1
         cell.source = hidden_settings_removed(cell.source)
         cell.execution_count = count
-        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=output)] if output else []
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=as_text(output))] if output else []
         cell.outputs += pictures.get(index, [])
     _content_ids(notebook.cells, snippet.rel)
     notebook.metadata.pop("jupytext", None)

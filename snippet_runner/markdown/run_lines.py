@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from snippet_runner.checking.engine import Engine, Outcome
 from snippet_runner.checking.pending import pending
-from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
+from snippet_runner.errors import SetupError, SnippetError, SnippetErrors, as_text
 from snippet_runner.pictures.draw import Drawer
 from snippet_runner.running.snippet import SETTING
 
@@ -81,8 +81,8 @@ def run_all(markdown: str, page: str, engine: Engine) -> dict[int, Outcome]:
     for include in find_includes(markdown, page):
         try:
             outcomes[include.line] = engine.run(include.rel)
-        except SetupError:
-            raise  # nothing can run: say that once
+        except SetupError as error:
+            raise error.on_page(f"{page}:{include.line}") from None  # nothing can run: say that once
         except SnippetError as error:
             errors.append(error.on_page(f"{page}:{include.line}"))
     if errors:
@@ -144,7 +144,7 @@ def render(
                 # The worker keeps only the frames of the snippet's own folder (running/terminal.py):
                 # the reader's terminal shows PyTorch's frames too, so the page says so.
                 title += "; traceback shows this file's frames only"
-        shown += [""] + fenced(outcome.output, f'{{ .text .snippet-output title="{title}" }}')
+        shown += [""] + fenced(as_text(outcome.output), f'{{ .text .snippet-output title="{title}" }}')
     drawer = drawer or Drawer(None)
     for number, picture in enumerate(outcome.pictures, start=1):
         html = drawer.figure(picture, snippet, number)
@@ -191,7 +191,7 @@ def _unapproved_warning(outcome: Outcome, verdict) -> list[str]:
     )
     lines = ['!!! warning "Output not yet approved"', "", f"    {' '.join(why)} {accept}"]
     if verdict.diff:
-        lines += [""] + ["    " + text if text else "" for text in fenced(verdict.diff, "diff")]
+        lines += [""] + ["    " + text if text else "" for text in fenced(as_text(verdict.diff), "diff")]
     return lines
 
 

@@ -31,8 +31,9 @@ _libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctype
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 2, 4, 8, 32, 4096
 MS_REC, MS_PRIVATE = 0x4000, 1 << 18
 
 # Landlock (include/uapi/linux/landlock.h)
@@ -118,6 +119,17 @@ def enter_user_namespace(also: int) -> None:
 def unshare(flags: int) -> None:
     if _libc.unshare(flags) != 0:
         raise _fail("unshare")
+
+
+def setns(fd: int, kind: int) -> None:
+    if _libc.setns(fd, kind) != 0:
+        raise _fail("setns")
+
+
+def unmount(target: str) -> None:
+    """Detach ``target``'s mount (``MNT_DETACH``): it is freed once nothing uses it."""
+    if _libc.umount2(os.fsencode(target), 2) != 0:
+        raise _fail(f"umount2({target})")
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, options: str | None = None) -> None:

@@ -4,13 +4,17 @@ We looked at ``concurrent.futures.ProcessPoolExecutor`` and ``multiprocessing.Po
 stop one hung task without breaking the whole pool, and neither tells which line was running.
 jupyter_client kernels can be interrupted, but starting one costs about 4 s before torch is even
 imported (measured in ../shared/NOTES.md), and they report stdout and stderr as separate streams.
-So this is a small hand-written pipe protocol: JSON lines in, JSON lines out, each line one of the
+So this is a small hand-written pipe protocol: framed JSON in, JSON lines out, each one of the
 dataclasses in :mod:`snippet_runner.running.protocol`.
 
 Requests are pipelined: ``submit`` sends at once, so the worker imports torch and runs snippets
-while MkDocs renders other pages. If the worker dies (a hang stopped by faulthandler, a crash),
-the request it was running gets the verdict and every other pending request is sent again to a
-fresh worker.
+while MkDocs renders other pages. If the worker dies (a hang, a crash), the request it was running
+gets the verdict and every other pending request is sent again to a fresh worker.
+
+Nothing the worker sends is taken on trust: each line is bounded in size before it is parsed,
+must be exactly one of the messages due at that point (a ``Started`` for the next request sent, a
+result for the one running), and must come within a deadline derived from the snippet's own
+timeout. Anything else kills the worker and raises :class:`WorkerBroke`, which names the snippet.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ _PACKAGE_ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))  # hol
 
 
 IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
+QUEUED_BYTES = 48 * 1024  # below a pipe's 64 KB
+LINE_LIMIT = 1024**2  # bytes a line may hold beyond six per byte of the running snippet's output
 RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
 
 
@@ -53,6 +59,15 @@ def _status_kb(pid: int, field: str) -> int:
 
 class _WorkerDied(Exception):
     pass
+
+
+class WorkerBroke(RuntimeError):
+    """The worker sent what it must not (a line too long, malformed or out of turn): it is killed,
+    and the build stops, naming the snippet that was running (or due)."""
+
+    def __init__(self, snippet: Snippet | None, why: str):
+        self.snippet = snippet
+        super().__init__(why)
 
 
 class PreloadError(RuntimeError):
@@ -91,8 +106,6 @@ class _Process:
             env=env,
             stdout=subprocess.DEVNULL,
             pass_fds=(write_fd,),
-            text=True,
-            encoding="utf-8",
         )
         os.close(write_fd)
         self.fd = read_fd
@@ -100,25 +113,28 @@ class _Process:
         self.dump_path = dump_path
         self.spawned = time.perf_counter()
 
-    def send(self, request: RunRequest) -> None:
-        self._send_line(protocol.dumps(request))
-
     def send_warm(self, names: tuple[str, ...]) -> None:
-        """The worker's first line: what it warms once its preloads are imported (warmup.py)."""
-        self._send_line(json.dumps(list(names)))
+        """The worker's first message: what it warms once its preloads are imported (warmup.py)."""
+        self.send_line(json.dumps(list(names)))
 
-    def _send_line(self, line: str) -> None:
+    def send_line(self, line: str) -> None:
+        """One message: its length in bytes on a line, then it (the worker reads no further)."""
         stdin = self.proc.stdin
         assert stdin is not None  # the process is started with stdin=PIPE
+        data = line.encode()
         try:
-            stdin.write(line + "\n")
+            stdin.write(b"%d\n%s" % (len(data), data))
             stdin.flush()
         except BrokenPipeError:
             pass  # noticed as EOF by receive()
 
-    def receive(self, timeout: float) -> protocol.Message | None:
+    def receive(self, timeout: float, limit: int) -> protocol.Message | None:
+        """The next message, if one comes within ``timeout``; ``ProtocolError`` for a line longer
+        than ``limit`` bytes or one that is not a message."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buffer:
+            if len(self.buffer) > limit:
+                raise protocol.ProtocolError(f"a line longer than {limit:,} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
@@ -130,7 +146,19 @@ class _Process:
                 raise _WorkerDied()
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return protocol.loads(line)
+        if len(line) > limit:
+            raise protocol.ProtocolError(f"a line longer than {limit:,} bytes")
+        return protocol.loads(line, Ready, PreloadFailed, Started, RunResult, Death)
+
+    def rss_kb(self, field: str) -> int:
+        """The worker's own size (with namespaces, the child of the process started here)."""
+        pid = self.proc.pid
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+                pid = int((children.read().split() or [str(pid)])[0])
+        except OSError:
+            pass
+        return _status_kb(pid, field)
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -164,6 +192,8 @@ class Runner:
         self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
         self._done: dict[int, RunResult | Death] = {}
         self._running: tuple[int, float] | None = None  # (id, time it started)
+        self._heard = time.monotonic()  # when the worker last sent a message, or was sent one
+        self.broken: WorkerBroke | None = None
         self.import_seconds: float | None = None
         self.import_cpu_seconds: float | None = None
         self.protections_off: tuple[str, ...] = ()  # what the worker's sandbox could not enforce
@@ -171,6 +201,7 @@ class Runner:
         self.preload_failed: PreloadFailed | None = None
         self.recycled = 0
         self._sent: set[int] = set()  # tickets sent to the current worker and not answered yet
+        self._unread: dict[int, int] = {}  # tickets sent and not started yet -> their bytes in the pipe
 
     def warm_up(self) -> None:
         """Start the worker now, so torch is imported before the first request needs it."""
@@ -181,6 +212,8 @@ class Runner:
         seconds a caller would otherwise spend waiting for its first result."""
         if self._process is None or self.import_seconds is not None or self.preload_failed is not None:
             return False
+        if self.broken is not None:
+            return False
         self._pump(timeout=0)
         return self.import_seconds is None and self.preload_failed is None
 
@@ -188,6 +221,8 @@ class Runner:
         """Block until the worker has imported its preloads (the benchmark uses this)."""
         self._ensure_process()
         while self.import_seconds is None:
+            if self.broken is not None:
+                raise self.broken
             self._pump()
 
     def submit(self, snippet: Snippet) -> int:
@@ -203,7 +238,6 @@ class Runner:
             processes=snippet.processes,
             disk=snippet.disk,
             shm=snippet.shm,
-            dump=os.path.join(self._scratch, "stack.txt"),
             pictures=tuple((p.kind, p.line, p.options) for p in snippet.pictures),
         )
         self._pending[self._next_id] = (snippet, request)
@@ -211,17 +245,24 @@ class Runner:
         return self._next_id
 
     def _fill(self) -> None:
-        """Keep at most ``IN_FLIGHT`` requests sent and unanswered. Sending every request at once
-        would deadlock on a long queue: we would block writing requests to a worker that is itself
-        blocked writing results we are not reading yet."""
+        """Keep at most ``IN_FLIGHT`` requests sent and unanswered, and no more unread by the
+        worker than its pipe holds (``QUEUED_BYTES``; a longer request only to an idle worker).
+        Writing more would block: we would wait on a worker that reads one request per fork and
+        may itself wait for us to read its result."""
         process = None
         for ticket, (_, request) in self._pending.items():
             if len(self._sent) >= IN_FLIGHT:
                 break
             if ticket not in self._sent:
+                line = protocol.dumps(request)
+                if self._sent and sum(self._unread.values()) + len(line) > QUEUED_BYTES:
+                    break
                 process = process or self._ensure_process()
-                process.send(request)
+                process.send_line(line)
+                if not self._sent:
+                    self._heard = time.monotonic()
                 self._sent.add(ticket)
+                self._unread[ticket] = len(line) + 12
 
     def result(self, ticket: int, also: Sequence[Runner] = ()) -> RunResult | Death:
         """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
@@ -230,6 +271,8 @@ class Runner:
         while ticket not in self._done:
             if self.preload_failed is not None:
                 raise PreloadError(self.preload_failed)
+            if self.broken is not None:
+                raise self.broken
             self._pump()
             for other in also:
                 if other is not self and other._process is not None and other._pending:
@@ -238,7 +281,7 @@ class Runner:
 
     def peak_rss_kb(self) -> int:
         """The largest resident size the current worker reached (VmHWM), 0 if none runs."""
-        return _status_kb(self._process.proc.pid, "VmHWM") if self._process is not None else 0
+        return self._process.rss_kb("VmHWM") if self._process is not None else 0
 
     def close(self) -> None:
         if self._process is not None:
@@ -257,31 +300,65 @@ class Runner:
         return self._process
 
     def _pump(self, timeout: float = 0.5) -> None:
+        if self.broken is not None:
+            return
         self._fill()
         process = self._ensure_process()
         try:
-            message = process.receive(timeout=timeout)
+            message = process.receive(timeout=timeout, limit=self._line_limit())
+            if message is None:
+                self._check_deadline(process)
+            else:
+                self._take(message, process)
         except _WorkerDied:
             self._on_death(process, timed_out=False)
-            return
-        if message is None:
-            self._check_deadline(process)
-        elif isinstance(message, Ready):
+        except protocol.ProtocolError as error:
+            self._break(process, str(error))
+
+    def _line_limit(self) -> int:
+        """Six bytes a byte (JSON's ``\\u001b``) of the largest output a sent snippet may print."""
+        outputs = [self._pending[ticket][0].output for ticket in self._sent if ticket in self._pending]
+        return LINE_LIMIT + 6 * max(outputs, default=0)
+
+    def _take(self, message: protocol.Message, process: _Process) -> None:
+        """Act on one message, if it is the one due now; ``ProtocolError`` if not."""
+        self._heard = time.monotonic()
+        due = next((ticket for ticket in self._pending if ticket in self._sent), None)
+        if isinstance(message, Ready | PreloadFailed):
+            if self.import_seconds is not None or self.preload_failed is not None:
+                raise protocol.ProtocolError(f"a second {type(message).__name__}")
+        elif self.import_seconds is None:
+            raise protocol.ProtocolError(f"a {type(message).__name__} before the worker was ready")
+        if isinstance(message, Ready):
             self.import_seconds = message.import_seconds
             self.import_cpu_seconds = message.import_cpu_seconds
             self.protections_off = message.protections_off
         elif isinstance(message, PreloadFailed):
             self.preload_failed = message  # reported once, by result(); never retried
         elif isinstance(message, Started):
+            if self._running is not None or message.id != due:
+                raise protocol.ProtocolError(f"a start of request {message.id}, which was not due")
             self._running = (message.id, time.monotonic())
+            self._unread.pop(message.id, None)  # the worker has read it
         elif isinstance(message, RunResult | Death):
+            if self._running is None or message.id != self._running[0]:
+                raise protocol.ProtocolError(f"a result for request {message.id}, which was not running")
             self._running = None
-            self._pending.pop(message.id, None)
+            self._pending.pop(message.id)
             self._sent.discard(message.id)
             self._done[message.id] = message
-            if not self._pending and _status_kb(process.proc.pid, "VmRSS") > RECYCLE_ABOVE_KB:
+            if not self._pending and process.rss_kb("VmRSS") > RECYCLE_ABOVE_KB:
                 self._recycle(process)
             self._fill()
+
+    def _break(self, process: _Process, why: str) -> None:
+        """The worker sent what it must not: kill it, and fail every wait on it."""
+        due = next((ticket for ticket in self._pending if ticket in self._sent), None)
+        ticket = self._running[0] if self._running is not None else due
+        snippet = self._pending[ticket][0] if ticket is not None and ticket in self._pending else None
+        process.kill()
+        self._process = None
+        self.broken = WorkerBroke(snippet, why)
 
     def _recycle(self, process: _Process) -> None:
         """Replace a worker that grew past ``RECYCLE_ABOVE_KB``; the next request starts a new one.
@@ -289,17 +366,21 @@ class Runner:
         self.recycled += 1
         process.kill()
         self._process = None
-        self._sent = set()
+        self._sent, self._unread = set(), {}
         self.import_seconds = None
 
     def _check_deadline(self, process: _Process) -> None:
-        if self._running is None:
-            if self.import_seconds is None and time.perf_counter() - process.spawned > START_TIMEOUT:
-                self._on_death(process, timed_out=True)
-            return
-        ticket, started = self._running
-        snippet, _ = self._pending[ticket]
-        if time.monotonic() - started > snippet.timeout + GRACE_SECONDS:
+        """Every wait ends: the worker's start within ``START_TIMEOUT``, a request's start within
+        ``GRACE_SECONDS`` of the last message, its result within its timeout and the grace."""
+        now = time.monotonic()
+        if self._running is not None:
+            ticket, started = self._running
+            late = now - started > self._pending[ticket][0].timeout + GRACE_SECONDS
+        elif self.import_seconds is None:
+            late = time.perf_counter() - process.spawned > START_TIMEOUT
+        else:
+            late = bool(self._sent) and now - self._heard > GRACE_SECONDS
+        if late:
             self._on_death(process, timed_out=True)
 
     def _on_death(self, process: _Process, timed_out: bool) -> None:
@@ -307,10 +388,6 @@ class Runner:
         self._process = None
         if self.preload_failed is not None:
             return  # it exited because it cannot start; starting another would fail the same way
-        stack = ""
-        if os.path.exists(process.dump_path):
-            with open(process.dump_path, encoding="utf-8", errors="replace") as f:
-                stack = f.read()
         if self._running is not None:
             ticket, _ = self._running
         elif self._pending:
@@ -319,12 +396,7 @@ class Runner:
             return
         self._running = None
         self._pending.pop(ticket)
-        self._done[ticket] = Death(
-            id=ticket,
-            timed_out=timed_out or stack.startswith("Timeout"),
-            stack=stack,
-            exit_code=process.proc.returncode,
-        )
+        self._done[ticket] = Death(id=ticket, timed_out=timed_out, stack="", exit_code=process.proc.returncode)
         self.import_seconds = None
-        self._sent = set()
+        self._sent, self._unread = set(), {}
         self._fill()  # the others never ran: send them afresh to a new worker

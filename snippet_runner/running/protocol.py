@@ -4,13 +4,23 @@ A request goes to the worker as one JSON line, and a result comes back as one; t
 the same result. Both sides build and read these dataclasses, never string-keyed dicts, so a field
 added on one side is a field the other side sees (or a ``TypeError`` at once, not a ``KeyError``
 three modules later). JSON and not pickle: a worker may be killed mid-write, and the cache is read
-by later engine versions, and a line of JSON that does not parse is simply discarded.
+by later engine versions.
+
+**Nothing is taken on trust.** Every line and every cache entry is parsed against its message's
+exact shape (:func:`loads`): each field of its type, nothing missing, nothing more, and the caller
+bounds its size before it is parsed. Anything else raises :class:`ProtocolError`. The child that
+runs a snippet reports about itself only through a :class:`SelfReport` that the worker reads once the
+child is gone: it names no id, and the worker binds it to the run it started.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+import math
+import types
+import typing
+from dataclasses import dataclass, fields, is_dataclass
+from functools import cache
 
 from snippet_runner.pictures.data import PictureData
 
@@ -25,7 +35,6 @@ class RunRequest:
     timeout: float
     memory: int  # bytes it may allocate
     output: int  # bytes it may print
-    dump: str  # where the worker writes the stack if it dies (timeout, crash)
     # the pictures to capture from the run: (kind, line of its setting, options) each (spec.PictureSetting)
     pictures: tuple[tuple[str, int, dict], ...] = ()
     processes: int = 128  # processes and threads at once, its own included
@@ -71,6 +80,18 @@ class RunResult:
 
 
 @dataclass(frozen=True)
+class SelfReport:
+    """What the child says about its own run, written to its scratch folder after the snippet's code
+    and read by the worker once the child is gone. Untrusted: the snippet may have written it."""
+
+    ends: tuple[int, ...]  # the capture's byte offset at the end of each cell that ran
+    error: RaisedError | None
+    printed_at: tuple[tuple[int, int, int], ...]
+    pictures: tuple[Picture, ...]
+    picture_errors: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
 class Death:
     """The worker died while running (or before starting) a request: a timeout or a crash."""
 
@@ -105,45 +126,93 @@ class Started:
 
 
 Message = RunRequest | RunResult | Death | PreloadFailed | Ready | Started
+LIMITS = ("processes", "disk", "shm")
+
+
+class ProtocolError(ValueError):
+    """A line, report or cache entry that is not exactly one of these messages."""
+
 
 # -- wire format -----------------------------------------------------------------------------
 
-_KINDS = {cls.__name__: cls for cls in (RunRequest, RunResult, Death, PreloadFailed, Ready, Started)}
 
-
-def dumps(message: Message) -> str:
-    # vars() rather than dataclasses.asdict, which deep-copies every field: a third of a
-    # millisecond for a result, in every snippet's process
+def dumps(message: Message | SelfReport) -> str:
+    # vars() rather than dataclasses.asdict, which deep-copies every field
     return json.dumps({"kind": type(message).__name__, **vars(message)}, default=vars)
 
 
-def loads(line: str | bytes) -> Message:
-    data = json.loads(line)
-    return _build(_KINDS[data.pop("kind")], data)
+def loads(line: str | bytes, *kinds: type) -> Message:
+    """The message on ``line``, which must be one of ``kinds``; ``ProtocolError`` otherwise."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise ProtocolError(f"not JSON ({type(error).__name__})") from None
+    _need(type(data) is dict and type(data.get("kind")) is str, "not a message")
+    cls = next((k for k in kinds if k.__name__ == data["kind"]), None)
+    _need(cls is not None, f"a {str(data['kind'])[:40]!r} message where {'/'.join(k.__name__ for k in kinds)} was due")
+    del data["kind"]
+    return _build(cls, data)
 
 
-def result_from_dict(data: dict) -> RunResult:
-    """A cached result; raises ``TypeError``/``KeyError``/``ValueError`` if it has another shape."""
-    return _build(RunResult, dict(data))
+def result_from_dict(data: object) -> RunResult:
+    """A cached result; ``ProtocolError`` if it has any other shape."""
+    return _build(RunResult, data)
 
 
-def _build(cls, data: dict):
+def _need(ok: bool, why: str) -> None:
+    if not ok:
+        raise ProtocolError(why)
+
+
+@cache
+def _hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
+
+
+@cache
+def _shape(hint) -> tuple:
+    return typing.get_origin(hint), typing.get_args(hint)
+
+
+def _build(cls, data):
+    """``cls`` from ``data``, each field checked against its annotation (:func:`_typed`)."""
+    _need(type(data) is dict, f"{cls.__name__}: not an object")
     names = {f.name for f in fields(cls)}
-    if set(data) != names:
-        raise TypeError(f"{cls.__name__} expects fields {sorted(names)}, got {sorted(data)}")
-    if cls is Picture and not isinstance(data["data"], dict):
-        raise TypeError("Picture.data must be an object")
-    if cls is RunRequest:
-        data["cells"] = tuple((int(line), str(source)) for line, source in data["cells"])
-        data["pictures"] = tuple((str(kind), int(line), dict(options)) for kind, line, options in data["pictures"])
-    elif cls is RunResult:
-        data["outputs"] = tuple(str(text) for text in data["outputs"])
-        data["printed_at"] = tuple((int(c), int(o), int(n)) for c, o, n in data["printed_at"])
-        data["pictures"] = tuple(_build(Picture, dict(p)) for p in data["pictures"])
-        data["picture_errors"] = tuple((int(line), str(text)) for line, text in data["picture_errors"])
-        data["limits"] = tuple(str(name) for name in data["limits"])
-        if data["error"] is not None:
-            data["error"] = _build(RaisedError, dict(data["error"]))
-    elif cls is Ready:
-        data["protections_off"] = tuple(str(text) for text in data["protections_off"])
-    return cls(**data)
+    _need(set(data) == names, f"{cls.__name__}: fields {sorted(map(str, data))[:20]} instead of {sorted(names)}")
+    built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in _hints(cls).items()})
+    _need(all(name in LIMITS for name in getattr(built, "limits", ())), f"{cls.__name__}.limits: an unknown limit")
+    return built
+
+
+def _typed(hint, value, what: str):
+    """``value`` as ``hint`` says, read from JSON: a tuple from a list, a float that is finite, and
+    an int, str or bool of exactly that type (JSON's ``true`` is no id)."""
+    if hint is int or hint is str or hint is bool:  # first: most values are
+        if type(value) is not hint:
+            raise ProtocolError(f"{what}: not a {hint.__name__}")
+        return value
+    origin, args = _shape(hint)
+    if origin is tuple:
+        _need(type(value) is list, f"{what}: not a list")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_typed(args[0], item, what) for item in value)
+        _need(len(value) == len(args), f"{what}: wrong shape")
+        if all(type(item) is arg for arg, item in zip(args, value, strict=True)):
+            return tuple(value)  # a row of plain values (the common case, fast)
+        return tuple(_typed(arg, item, what) for arg, item in zip(args, value, strict=True))
+    if is_dataclass(hint):
+        return _build(hint, value)
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            try:
+                return _typed(arg, value, what)
+            except ProtocolError:
+                pass
+        raise ProtocolError(f"{what}: wrong type")
+    if hint is float:
+        _need(type(value) in (int, float) and math.isfinite(value), f"{what}: not a number")
+        return float(value)
+    if hint is dict or origin is dict or typing.is_typeddict(hint):
+        hint = dict
+    _need(type(value) is hint, f"{what}: not a {getattr(hint, '__name__', hint)}")
+    return value

@@ -1,72 +1,51 @@
 """Confine the process that runs one snippet: what it may read, write, reach, start and leave behind.
 
-A snippet is a stranger's pull request. While it runs it learns nothing of the build (its
-environment, the user's files, the project's ``.git``), reaches no address, exhausts nothing, and
-leaves nothing once its process is gone. What holds it, from the outside in:
-Prepared once in the worker (:class:`Sandbox`) and applied in each forked child
-(:mod:`snippet_runner.running.worker`) just before the snippet runs.
+A snippet is a stranger's pull request. Everything its process can reach is its own: its stdin
+(empty), its stdout and stderr (one capture file, its output), its folder (read-only), its scratch
+folder, its ``/dev/shm`` and its own processes; nothing of the worker, the build or the machine.
+Prepared in the worker (:class:`Sandbox`) and applied in each forked child
+(:mod:`snippet_runner.running.worker`) before the snippet runs. From the outside in:
 
 * **Environment**: the worker is started with a short allowlist (:func:`worker_environment`), never
-  the build's variables, so neither ``os.environ`` nor ``/proc/self/environ`` holds a secret;
-  ``HOME`` and ``TMPDIR`` point at the snippet's scratch folder.
+  the build's variables; ``HOME`` and ``TMPDIR`` point at the snippet's scratch folder.
 * **Namespaces, entered once by the worker** (:func:`isolate_worker`, first thing, while it is
-  still single-threaded, as ``unshare(CLONE_NEWUSER)`` requires): a user namespace that maps only
-  the build's own uid, so the snippet's capabilities (root's too, in CI) reach nothing outside it;
-  a network namespace with no interface up, so no code, Python or C, reaches any address, the
-  loopback included; a mount namespace in which ``/run`` (where system daemons keep their UNIX
-  sockets, which cross network namespaces) is an empty folder and ``/dev`` holds only
-  ``null``, ``zero``, ``full``, ``random``, ``urandom`` and ``shm``. Every forked child inherits
-  all of it for nothing.
-* **Per snippet, in the child** (:meth:`Sandbox.confine`): a mount namespace of its own with two
-  fresh tmpfs, its scratch folder (``# snippet: disk 1GB``, default 256 MB, all files together)
-  and ``/dev/shm`` (``# snippet: shm 256MB``, default 64 MB). They vanish with the child: nothing
-  it writes outlives it, and no snippet sees another's (or another program's) shared memory.
-* **Landlock** (ABI 1 to 7), one ruleset per snippet folder built once in the worker and entered
-  by the child: it reads only the Python installation, the system's libraries (``/usr``,
-  ``/lib``), a few files of ``/etc`` (:data:`ETC`), ``/proc``, the CPU topology in ``/sys``, its
-  own folder (a local module beside it) and its scratch folder; it writes only the scratch
-  folder, ``/dev/shm`` and ``/dev/null`` and its like. TCP ``bind``/``connect`` are refused (ABI
-  4), and the scopes (ABI 6) stop it signalling, or reaching through an abstract UNIX socket, any
-  process outside the sandbox. Landlock also denies it ``ptrace`` and ``/proc/<pid>/environ`` of
-  the build, and ``mount``/``umount``, so it cannot uncover what the mounts hide. Capabilities
-  are then dropped (``no_new_privs`` keeps an ``execve`` from giving them back).
-* **Processes and threads** (``# snippet: processes 256``, default 128, its own process
-  included): a pids cgroup the worker joins once (:class:`~snippet_runner.running.isolation.PidsCgroup`;
-  ``pids.max`` is set before each fork, so the children are in it at no cost), which holds for
-  root too. Where the cgroup cannot be made (an ordinary user, cgroup v1), ``RLIMIT_NPROC``,
-  which in the worker's own user namespace counts only the worker's processes; it does not apply
-  to root, which is why root needs the cgroup.
-* **Memory**: ``RLIMIT_AS``, the address space the child already has plus the snippet's allowance
-  (``# snippet: memory 4GB``, default 3 GB), never more than the machine's RAM.
-* **Output**: ``RLIMIT_FSIZE`` on the capture file, one byte past the allowance (``# snippet: output
-  2MB``, default 1 MB), with ``SIGXFSZ`` ignored so a write past it fails instead of killing the
-  process. It caps any single file the snippet writes the same way.
-* An audit hook turns a refused write or connection from Python into a ``PermissionError`` that
-  says why, instead of a bare ``EACCES``.
+  single-threaded): a user namespace that maps only the build's own uid; a network namespace with
+  no interface up, so no code reaches any address, nor an abstract UNIX socket of another program;
+  a mount namespace where ``/run`` is empty and ``/dev`` holds only ``null``, ``zero``, ``full``,
+  ``random``, ``urandom`` and ``shm``; and a PID namespace of which the worker is the init.
+* **Per run**: a PID namespace of its own, whose init is the snippet's process, so that when it
+  ends the kernel kills everything it started (``setsid`` and double forks included), and a
+  ``/proc`` of that namespace, which shows it only its own processes. A mount namespace of its
+  own, where ``/tmp``, ``/var/tmp``, ``/root``, ``/home``, ``/mnt``, ``/media`` and ``/srv`` are empty
+  (but for what it may read: its folder, the Python installation), so no named UNIX socket there
+  reaches anyone. The worker mounts a fresh tmpfs for its scratch folder (``# snippet: disk``) and
+  one for ``/dev/shm`` (``# snippet: shm``) before the fork and removes them after: both are kept in
+  memory, so both count against its memory limit.
+* **Landlock** (ABI 1 to 7), built in the child for its folder: it reads only the Python
+  installation, the system's libraries, a few files of ``/etc`` (:data:`ETC`), its ``/proc``, the CPU
+  topology in ``/sys`` and its own folder; it writes only its scratch folder, ``/dev/shm`` and
+  ``/dev/null`` and its like. TCP is refused (ABI 4); the scopes (ABI 6) stop it signalling, or
+  reaching through an abstract socket, any process outside. Capabilities are then dropped.
+* **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture file; every other is closed before the
+  snippet's code runs, so it holds no pipe to the worker or the build.
+* **Processes and threads** (``# snippet: processes``): a pids cgroup the worker joins once
+  (:class:`~snippet_runner.running.isolation.PidsCgroup`), ``pids.max`` set before each fork; where
+  none can be made, ``RLIMIT_NPROC``.
+* **Memory**: ``RLIMIT_AS``, the address space the child has plus its allowance less its scratch
+  folder and ``/dev/shm`` (``# snippet: memory``), never more than the machine's RAM.
+* **Output**: ``RLIMIT_FSIZE`` on every file it writes, the capture file too, one byte past its
+  allowance (``# snippet: output``), with ``SIGXFSZ`` ignored.
 
-A limit it runs into is named in the build's error with the setting that raises it: the child
-reports what filled up (:meth:`Sandbox.limits_hit`), the engine words it.
+What the build records is what the worker sees from outside once the child is gone (the capture
+file, the exit status, the time, the limits it hit: :meth:`Sandbox.limits_hit`); what the child
+says about itself (its exception, pictures, print positions) is a file the worker reads from a
+small tmpfs beside the scratch folder, size-capped and schema-checked (:meth:`Sandbox.report`).
 
 Where a mechanism is missing (no unprivileged user namespaces, no Landlock, no cgroup as root),
 the rest still holds, and :attr:`Isolation.off` says what is off and why; the build prints it
-once, and ``tests/builds/test_safety.py`` fails if anything is (``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1`` excepted).
-
-**What we weighed.** bubblewrap (Debian's ``bubblewrap``) sets up the same namespaces and mounts,
-but as a program: it would have to start each snippet's process, which then imports torch again
-(1.7 s), or start the worker, and then it cannot give each forked child its own tmpfs; the
-system calls it makes are few enough to make here (:mod:`snippet_runner.running.isolation`). A dedicated
-unprivileged user inside the fork needs a second uid mapped into the user namespace, which only
-root can do (``newuidmap`` is setuid), and every file the snippet needs readable by that user;
-Landlock's read rules give the same protection to root and to an ordinary user alike. seccomp
-(``pyseccomp``) filters system calls, not paths. A pid namespace per snippet would hide the
-build's processes, but Landlock already keeps the snippet from signalling or tracing them, and it
-would cost an ``unshare`` and a ``setns`` in the worker per fork. Per snippet the child pays for
-one ``unshare(CLONE_NEWNS)`` and two mounts (well under a millisecond), and its mount namespace's
-teardown at exit; everything else is done once per worker.
-
-**Left open.** A named UNIX socket outside ``/run`` that the build's user may write to can still
-be connected to (Landlock 6.18 does not cover named sockets; a later ABI does). Without user
-namespaces, a file left in the real ``/dev/shm`` outlives the snippet, and UDP is not refused.
+once, and ``tests/builds/test_safety.py`` fails if anything is (``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``
+excepted). Why these mechanisms and not bubblewrap, seccomp or a second user:
+``dev/decisions/0007-the-trust-boundary.md``.
 """
 
 from __future__ import annotations
@@ -75,13 +54,14 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner.machine import physical_memory
-from snippet_runner.running import isolation
+from snippet_runner.running import isolation, protocol
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # snippet_runner/
 
@@ -116,46 +96,37 @@ _TMPFS_INODE = 4096  # one inode for each page of a tmpfs' size: a flood of empt
 _MS_BIND, _MS_REMOUNT, _MS_RDONLY = 4096, 32, 1
 
 
-# How the worker allocates memory, for cheaper forks (running/worker.py, _arenas_from_malloc and
-# _HugePages): glibc asks for transparent huge pages for what malloc takes from the system, and keeps
-# every block under 32 MB in its heap (which is in huge pages) instead of a mapping of its own
-# (which is not, under 2 MB). So what torch's import and warm-up allocate in C++, and Python's
-# object arenas, which the worker takes from malloc too, sit in 2 MB pages from the start.
-# (PYTHONMALLOC=malloc would put every object there too, but made torch's import and warm-up slower
-# than the forks saved.) Read once, when the worker starts, and then removed from its environment:
-# no snippet sees it.
-FOR_FORKING = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432"}
-
-
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment to start a worker with: the allowlist, the locale, how it allocates
-    (:data:`FOR_FORKING`), and ``extra`` (what the build itself sets for the worker:
-    ``PYTHONHASHSEED``, ``PYTHONPATH``)."""
+    """The environment to start a worker with: the allowlist, the locale, and ``extra`` (what the
+    build itself sets for the worker: ``PYTHONHASHSEED``, ``PYTHONPATH``)."""
     env = {k: v for k, v in os.environ.items() if k in ENVIRONMENT or k.startswith("LC_")}
-    return {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **FOR_FORKING, **(extra or {})}
+    return {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **(extra or {})}
 
 
 @dataclass
 class Isolation:
     """What the worker entered once, for all its children, and what it could not."""
 
-    namespaces: bool = False  # user, network and mount namespaces
+    namespaces: bool = False  # user, network, mount and PID namespaces
     cgroup: isolation.PidsCgroup | None = None
     nproc: bool = False  # RLIMIT_NPROC limits the snippet's processes (not root, in its user namespace)
     landlock: int = 0  # the Landlock ABI
     off: list[str] = field(default_factory=list)
+    pid_namespace: int | None = None  # the worker's own PID namespace, to return to after each fork
 
 
 def isolate_worker() -> Isolation:
     """Enter, once, what every snippet of this worker shares. Call it first thing in the worker,
-    while it has a single thread."""
+    while it has a single thread. With namespaces, the process that called it waits, as a stand-in
+    for the pool, while a child of it, the init of a new PID namespace, returns and goes on as the
+    worker (an init's namespace dies with it: the pool's kill takes every snippet's process along)."""
     done = Isolation(landlock=isolation.landlock_abi())
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
     except (OSError, ValueError) as error:  # ValueError: a /proc/self/cgroup or mountinfo we cannot read
         cgroup_error = getattr(error, "strerror", None) or str(error)
     try:
-        isolation.enter_user_namespace(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET)
+        isolation.enter_user_namespace(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWPID)
         isolation.mount(None, "/", None, isolation.MS_REC | isolation.MS_PRIVATE)
         if os.path.isdir("/run"):
             isolation.mount_tmpfs("/run", 4096, 16, 0o755)
@@ -163,8 +134,12 @@ def isolate_worker() -> Isolation:
     except OSError as error:
         done.off.append(
             f"no user namespace ({error}): snippets may reach the network over UDP, their files in"
-            " /dev/shm outlive them, and their scratch disk and shared memory are not limited"
+            " /dev/shm outlive them, their scratch disk and shared memory are not limited, and they"
+            " see the machine's processes and its named UNIX sockets"
         )
+    if done.namespaces:
+        _stand_in(os.fork())
+        done.pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     done.nproc = done.cgroup is None and done.namespaces and os.geteuid() != 0
     if done.cgroup is None and not done.nproc:
         done.off.append(f"no pids cgroup ({cgroup_error}): the number of processes a snippet starts is not limited")
@@ -175,76 +150,145 @@ def isolate_worker() -> Isolation:
     return done
 
 
-class Sandbox:
-    """What confining a snippet needs that does not depend on the snippet, prepared once in the
-    worker, so that each forked child only applies it.
+def _stand_in(pid: int) -> None:
+    """In the parent: hold nothing, wait for the worker, and end as it ended. In the worker (``pid``
+    0): die with that parent, which is what the pool kills."""
+    if pid == 0:
+        if isolation._libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
+            raise OSError("prctl(PR_SET_PDEATHSIG) failed")
+        return
+    os.closerange(3, 1 << 20)
+    for fd in (0, 1):
+        os.close(fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the worker's to handle
+    status = os.waitpid(pid, 0)[1]
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status))
 
-    With namespaces, the scratch folder is an empty mount point on a read-only tmpfs (its parent,
-    on which the Landlock rule sits: Landlock ignores a rule on a folder something is mounted on),
-    and each child mounts its own tmpfs there. Without, one real folder serves every snippet of
-    this worker, emptied between snippets (:meth:`clean`).
+
+REPORT = ".snippet-runner-report.json"  # the child's account of its run, in its scratch folder
+REPORT_LIMIT = 4 * 1024**2  # bytes of it the worker reads; a longer one is discarded
+HIDDEN = ("/tmp", "/var/tmp", "/root", "/home", "/mnt", "/media", "/srv")  # where sockets live
+
+
+class Sandbox:
+    """What confining a snippet needs, in the worker, so that each forked child only applies it.
+
+    With namespaces, the scratch folder is a mount point on a read-only tmpfs (its parent, on which
+    the Landlock rule sits: Landlock ignores a rule on a folder something is mounted on), where the
+    worker mounts each run's own tmpfs. Without, one real folder serves every snippet of this
+    worker, emptied between snippets (:meth:`release`).
     """
 
     def __init__(self, inside: str | None = None, isolated: Isolation | None = None) -> None:
         self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
         self.isolated = isolated or Isolation(landlock=isolation.landlock_abi())
-        self._rulesets: dict[str, int] = {}  # snippet folder -> its Landlock ruleset
-        self._ruleset_fd: int | None = None  # the next child's
         self._tasks = 0  # the worker's threads, when RLIMIT_NPROC counts the snippet's processes
         self._refused = 0  # the cgroup's refused forks before the next child
+        self._mounted: list[str] = []
+        self._readable = [os.path.realpath(p) for p in _readable() if os.path.exists(p)]  # worked out once
+        self._hidden = [p for p in HIDDEN if os.path.isdir(p) and not os.path.islink(p)]
         self._make()
 
     def _make(self) -> None:
         self._root = tempfile.mkdtemp(prefix="snippet-", dir=self._inside)
         if self.isolated.namespaces:
             self.scratch = Path(self._root) / "scratch"
+            self._reports = Path(self._root) / "report"  # a tmpfs of its own: a full scratch folder fills not it
             _private_dev_and_scratch(self._root)
         else:
-            self.scratch = Path(self._root)
+            self.scratch = self._reports = Path(self._root)
         self._as_made = _owner(os.stat(self.scratch))
-        writable = (str(self.scratch), "/dev/shm", *WRITABLE_DEVICES)
+        writable = (str(self.scratch), str(self._reports), "/dev/shm", *WRITABLE_DEVICES)
         self._guard = _Guard(tuple(p for p in writable if os.path.exists(p)))
 
-    def prepare(self, path: str, processes: int) -> None:
-        """In the worker, just before it forks the child that runs the snippet at ``path``."""
-        folder = os.path.dirname(path)
-        self._ruleset_fd = self._rulesets.get(folder)
-        if self._ruleset_fd is None and self.isolated.landlock:
-            self._ruleset_fd = self._rulesets[folder] = self._ruleset(folder)
+    def prepare(self, processes: int, disk: int, shm: int) -> None:
+        """In the worker, just before it forks the child that runs a snippet."""
+        if self.isolated.namespaces:
+            folders = (
+                (str(self.scratch), disk, 0o700),
+                ("/dev/shm", shm, 0o1777),
+                (str(self._reports), REPORT_LIMIT, 0o700),
+            )
+            for path, size, mode in folders:
+                isolation.mount_tmpfs(path, size, max(size // _TMPFS_INODE, 16), mode)
+                self._mounted.append(path)
         if self.isolated.cgroup is not None:
             self.isolated.cgroup.set_max(self.isolated.cgroup.current() + processes)
             self._refused = self.isolated.cgroup.refusals()
         elif self.isolated.nproc:
             self._tasks = len(os.listdir("/proc/self/task"))
 
-    def confine(self, memory: int, output: int, processes: int, disk: int, shm: int) -> None:
+    def fork(self) -> int:
+        """``os.fork``, the child the init of a new PID namespace where the worker has one."""
+        ns = self.isolated.pid_namespace
+        if ns is None:
+            return os.fork()
+        isolation.unshare(isolation.CLONE_NEWPID)
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            if pid != 0:  # the worker: its next unshare needs its own namespace back
+                isolation.setns(ns, isolation.CLONE_NEWPID)
+        return pid
+
+    def confine(self, path: str, memory: int, output: int, processes: int, disk: int, shm: int) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
+        folder = os.path.dirname(path)
         if self.isolated.namespaces:
             isolation.unshare(isolation.CLONE_NEWNS)
-            isolation.mount_tmpfs(str(self.scratch), disk, max(disk // _TMPFS_INODE, 16), 0o700)
-            isolation.mount_tmpfs("/dev/shm", shm, max(shm // _TMPFS_INODE, 16), 0o1777)
+            _hide(self._hidden, keep=sorted({*self._readable, os.path.realpath(folder), self._root}))
+            isolation.mount("proc", "/proc", "proc", isolation.MS_NOSUID | isolation.MS_NODEV | isolation.MS_NOEXEC)
+            memory = max(memory - disk - shm, 0)  # its tmpfs folders are kept in memory
         _limit_memory(memory)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (output + 1, output + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (output + 1, max(output + 1, REPORT_LIMIT)))
         if self.isolated.nproc:
             resource.setrlimit(resource.RLIMIT_NPROC, (self._tasks + processes,) * 2)
-        if self.isolated.cgroup is not None:
-            self.isolated.cgroup.close_limit()  # the snippet must not raise its own limit
         os.environ["TMPDIR"] = os.environ["HOME"] = str(self.scratch)
         tempfile.tempdir = str(self.scratch)
         sys.dont_write_bytecode = True  # a local module's .pyc would land in the project
         sys.addaudithook(self._guard)
-        for fd in self._rulesets.values():
-            if fd != self._ruleset_fd:
-                os.close(fd)  # rules the snippet added to another folder's would bind a later child
-        if self._ruleset_fd is not None:
-            isolation.restrict_self(self._ruleset_fd)
-            os.close(self._ruleset_fd)
+        if self.isolated.landlock:
+            ruleset = self._ruleset(folder)
+            isolation.restrict_self(ruleset)
+            os.close(ruleset)
         if self.isolated.namespaces:
             isolation.drop_capabilities()
 
+    def write_report(self, report: protocol.SelfReport) -> None:
+        """In the child, once the snippet has run: its account of the run, for :meth:`report`."""
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+        data = protocol.dumps(report).encode()
+        os.chmod(self._reports, 0o700)  # the snippet may have locked it
+        with open(self._reports / REPORT, "wb") as out:  # the snippet may write there too: untrusted
+            out.write(data)
+
+    def report(self) -> protocol.SelfReport | None:
+        """In the worker, once the child is gone: its account of the run, if it is a regular file
+        of at most ``REPORT_LIMIT`` bytes that parses as one; None otherwise."""
+        try:
+            fd = os.open(self._reports / REPORT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = os.read(fd, REPORT_LIMIT + 1)
+        finally:
+            os.close(fd)
+        try:
+            report = protocol.loads(data, protocol.SelfReport) if len(data) <= REPORT_LIMIT else None
+        except protocol.ProtocolError:
+            return None
+        return report if isinstance(report, protocol.SelfReport) else None
+
     def limits_hit(self) -> tuple[str, ...]:
-        """In the child, once the snippet has run: which of its limits it ran into."""
+        """In the worker, once the child is gone: which of its limits it ran into."""
         hit = []
         cgroup = self.isolated.cgroup
         if cgroup is not None and cgroup.refusals() > self._refused:
@@ -256,11 +300,11 @@ class Sandbox:
                     hit.append(name)
         return tuple(hit)
 
-    def clean(self) -> None:
-        """Empty the scratch folder for the next snippet; call it only once no process of the
-        last one is left. With namespaces there is nothing to do: the child's tmpfs went with it.
-        Otherwise the usual case, nothing left, costs two system calls. A folder that cannot be
-        put back as it was (its mode changed, an entry that will not go) is replaced."""
+    def release(self) -> None:
+        """In the worker, once no process of the last snippet is left: unmount its folders, or
+        empty the scratch folder. A folder that cannot be put back as it was is replaced."""
+        while self._mounted:
+            isolation.unmount(self._mounted.pop())
         if self.isolated.namespaces:
             return
         try:
@@ -280,9 +324,6 @@ class Sandbox:
 
     def close(self) -> None:
         shutil.rmtree(self._root, ignore_errors=True)
-        for fd in self._rulesets.values():
-            os.close(fd)
-        self._rulesets.clear()
 
     def _ruleset(self, folder: str) -> int:
         """The Landlock ruleset for a snippet in ``folder``. A kernel that offers Landlock and
@@ -307,6 +348,32 @@ class Sandbox:
         return fd
 
 
+def _hide(folders: list[str], keep: list[str]) -> None:
+    """In the child's own mount namespace: cover each of ``folders`` with an empty read-only tmpfs,
+    into which only the paths of ``keep`` (real paths) beneath it are bound back, at the same paths
+    (through a descriptor of the folder opened before it was covered)."""
+    for folder in folders:
+        if any(folder == p or folder.startswith(p + "/") for p in keep):
+            continue  # it is itself something to keep
+        below = [p for p in keep if p.startswith(folder + "/")]
+        below = [p for p in below if not any(p.startswith(q + "/") for q in below)]
+        old = os.open(folder, os.O_PATH | os.O_DIRECTORY)
+        try:
+            isolation.mount_tmpfs(folder, 1 << 20, 1024, 0o755)
+            for path in below:
+                source = f"/proc/self/fd/{old}/{os.path.relpath(path, folder)}"
+                if os.path.isdir(source):
+                    os.makedirs(path, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    open(path, "w").close()
+                isolation.mount(source, path, None, isolation.MS_BIND | isolation.MS_REC)
+            flags = isolation.MS_NOSUID | isolation.MS_NODEV | _MS_RDONLY
+            isolation.mount(None, folder, None, isolation.MS_BIND | isolation.MS_REMOUNT | flags)
+        finally:
+            os.close(old)
+
+
 def _readable() -> list[str]:
     """The Python installation (a virtual environment and the interpreter it was made from), this
     package (the worker's own modules, imported lazily), the system's libraries and a few files
@@ -320,6 +387,7 @@ def _private_dev_and_scratch(root: str) -> None:
     scratch folder's mount point and a small ``/dev``, which replaces the real one."""
     isolation.mount_tmpfs(root, 1 << 16, 64, 0o755)
     os.mkdir(os.path.join(root, "scratch"), 0o700)
+    os.mkdir(os.path.join(root, "report"), 0o700)
     dev = os.path.join(root, "dev")
     os.mkdir(dev)
     os.mkdir(os.path.join(dev, "shm"))

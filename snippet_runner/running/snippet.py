@@ -189,6 +189,7 @@ def read_text(path: Path, shown: str) -> str:
 
 def _settings(source: str, shown: str) -> dict:
     settings: dict = {}
+    in_memory: dict[str, int] = {}  # memory, disk, shm -> the line that set it
     last = 0  # the line of the last setting
     for number, line in enumerate(source.splitlines(), start=1):
         match = SETTING.match(line.strip())
@@ -198,20 +199,13 @@ def _settings(source: str, shown: str) -> dict:
         if m := RAISES.match(body):
             settings["raises"] = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
         elif m := TIMEOUT.match(body):
-            settings["timeout"] = float(m["seconds"])
+            settings["timeout"] = _within("timeout", float(m["seconds"]), body, f"{shown}:{number}")
         elif m := PROCESSES.match(body):
-            if int(m["count"]) < 1:
-                raise SnippetError(f"{shown}:{number}", "a process limit must allow at least 1 (the snippet itself)")
-            settings["processes"] = int(m["count"])
+            settings["processes"] = _within("processes", int(m["count"]), body, f"{shown}:{number}")
         elif m := SIZE.match(body):
             amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
-            if m["what"].lower() == "memory" and amount >= physical_memory():
-                raise SnippetError(
-                    f"{shown}:{number}",
-                    f"a memory limit of {m['amount']} {m['unit']} is not below this machine's RAM"
-                    f" ({physical_memory() / 1024**3:.1f} GB); ask for less",
-                )
-            settings[m["what"].lower()] = amount
+            settings[m["what"].lower()] = _within(m["what"].lower(), amount, body, f"{shown}:{number}")
+            in_memory[m["what"].lower()] = number
         elif m := PICTURE.match(body):
             pictures = settings.get("pictures", ())
             previous = (
@@ -224,6 +218,17 @@ def _settings(source: str, shown: str) -> dict:
                 settings["pictures"] = (*pictures, PictureSetting(m["kind"], number, options))
         else:
             raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
+    sizes = {
+        name: settings.get(name, default)
+        for name, default in (("memory", DEFAULT_MEMORY), ("disk", DEFAULT_DISK), ("shm", DEFAULT_SHM))
+    }
+    if in_memory and sizes["disk"] + sizes["shm"] >= sizes["memory"]:
+        raise SnippetError(
+            f"{shown}:{max(in_memory.values())}",
+            "its scratch folder (disk) and /dev/shm (shm) are kept in memory and count against its"
+            f" memory limit: disk + shm must be below memory ({sizes['disk'] + sizes['shm']:,} bytes"
+            f" is not below {sizes['memory']:,})",
+        )
     return settings
 
 
@@ -272,6 +277,27 @@ def misspelled_setting(source: str) -> SpellingHint | None:
 
 
 SETTING_WORDS = {"raises", "timeout", "memory", "output", "processes", "disk", "shm", "graph", "curves"}
+
+
+def _caps() -> dict[str, tuple[float, float, str]]:
+    """Each limit's floor and ceiling, and how a setting spells them."""
+    ram = physical_memory() - 1
+    return {
+        "timeout": (0.1, 600.0, "0.1 to 600 (seconds)"),
+        "memory": (64 * 1024**2, ram, f"64MB to {ram / 1024**3:.1f}GB, below this machine's RAM"),
+        "output": (1024, 64 * 1024**2, "1KB to 64MB"),
+        "processes": (1, 4096, "1 (the snippet itself) to 4096"),
+        "disk": (64 * 1024, 4 * 1024**3, "64KB to 4GB"),
+        "shm": (64 * 1024, 4 * 1024**3, "64KB to 4GB"),
+    }
+
+
+def _within(name: str, value, body: str, where: str):
+    """``value`` if it lies between the limit's floor and ceiling; else one error at ``where``."""
+    floor, ceiling, spelled = _caps()[name]
+    if not floor <= value <= ceiling:
+        raise SnippetError(where, f"'# snippet: {body}' is outside what a snippet may ask for: {name} {spelled}")
+    return value
 
 
 GRAPH_FLAGS = {"saved"}

@@ -37,39 +37,37 @@ def _flush_c_stdio() -> None:
 
 
 class Terminal:
-    """One capture file reused for every run in this worker."""
+    """One capture file, made by the worker and reused for every run: the worker empties it before
+    each fork (:meth:`reset`) and reads it once the child is gone (:meth:`read`); the child points
+    its descriptors 1 and 2 at it (:meth:`attach`) and holds no other."""
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the terminal
         self.marks: list[tuple[int, int]] = []  # (byte offset, snippet line) where a write began
 
-    @contextmanager
-    def capture(self, script: Path | None = None) -> Iterator[None]:
+    def reset(self) -> None:
         self._file.seek(0)
         self._file.truncate()
-        self.marks = []
-        sys.stdout.flush()
-        sys.stderr.flush()
-        _flush_c_stdio()
-        saved_fds = os.dup(1), os.dup(2)
-        saved_streams = sys.stdout, sys.stderr
+
+    def attach(self, script: Path) -> None:
+        """In the child: stdin empty, stdout and stderr this file, and Python's streams on them."""
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's stdin until it exits
         sys.stdout = _unbuffered(1, script, self.marks)
         sys.stderr = _unbuffered(2, script, self.marks)
-        try:
-            yield
-        finally:
-            _flush_c_stdio()
-            sys.stdout, sys.stderr = saved_streams
-            os.dup2(saved_fds[0], 1)
-            os.dup2(saved_fds[1], 2)
-            os.close(saved_fds[0])
-            os.close(saved_fds[1])
 
-    def text(self) -> str:
-        self._file.seek(0)
-        return self._file.read().decode("utf-8", errors="replace")
+    def offset(self) -> int:
+        """How far the output has come (C's buffered output flushed first)."""
+        _flush_c_stdio()
+        return os.lseek(1, 0, os.SEEK_CUR)
+
+    def read(self, limit: int) -> bytes:
+        """In the worker: at most ``limit`` bytes of what was written."""
+        return os.pread(self._file.fileno(), limit, 0)
 
 
 class _Marking(io.TextIOWrapper):

@@ -15,6 +15,7 @@ must pass (leftovers that may not change the next snippet) have builds of their 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -54,11 +55,11 @@ BROKEN = {
         "import os\n\nos.remove('../../docs/index.md')\n",
         "docs/deletes_a_page.md:3: snippets/deletes_a_page/bad.py:3: raised an unexpected PermissionError",
     ),
-    # The same two writes from C, past the audit hook: the kernel (Landlock) refuses them.
+    # The same two writes from C, past the audit hook: the kernel refuses them (Landlock: EACCES;
+    # or, for a project under /tmp as here, ENOENT: the snippet's /tmp holds only its own folder).
     "writes_from_c": (
         _C_OPEN + "fd = libc.open(b'../../docs/index.md', os.O_WRONLY | os.O_TRUNC)\n" + _REFUSED,
-        "docs/writes_from_c.md:3: snippets/writes_from_c/bad.py:7: raised an unexpected PermissionError:"
-        " [Errno 13] the kernel refused the write: Permission denied",
+        "docs/writes_from_c.md:3: snippets/writes_from_c/bad.py:7: raised an unexpected PermissionError: [Errno ",
     ),
     # /dev holds the machine's disks, and the build may run as root: a snippet may write to
     # /dev/null and its like (and /dev/shm), not make or change anything else there. (Its /dev
@@ -394,7 +395,8 @@ def test_a_snippet_never_sees_the_builds_environment(project, tmp_path):
     )
     status, log = project.build(SNIPPET_RUNNER_TEST_SECRET=secret)
     assert status != 0
-    assert "snippets/page/spy.py:5: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
+    # the build's process is outside the snippet's PID namespace: its parent is no pid (0) there
+    assert "snippets/page/spy.py:5: raised an unexpected FileNotFoundError: [Errno 2]" in log, log
     assert "SNIPPET_RUNNER_TEST_SECRET" not in log
     _nowhere(secret, log, project)
     _assert_contained(project, tmp_path)
@@ -420,8 +422,10 @@ def test_a_snippet_reads_no_file_outside_its_folder(project, tmp_path):
     )
     status, log = project.build()
     assert status != 0
-    assert "snippets/page/spy.py:8: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
-    assert "../other/notes.txt PermissionError" in log and "../../mkdocs.yml PermissionError" in log
+    # Landlock refuses (EACCES); under /tmp, as here, the snippet's /tmp holds only its own folder (ENOENT)
+    assert re.search(r"snippets/page/spy.py:8: raised an unexpected (PermissionError|FileNotFoundError)", log), log
+    assert re.search(r"\.\./other/notes\.txt (PermissionError|FileNotFoundError)", log), log
+    assert re.search(r"\.\./\.\./mkdocs\.yml (PermissionError|FileNotFoundError)", log), log
     assert "site_name" not in log and notes not in log
     _nowhere(secret, log, project)
     assert private.read_text() == secret
@@ -437,7 +441,7 @@ def test_a_token_in_the_projects_git_config_stays_unread(project, tmp_path):
     _spy(project, "import subprocess\n\nprint(open('../../.git/config').read())\n")
     status, log = project.build()
     assert status != 0
-    assert "snippets/page/spy.py:3: raised an unexpected PermissionError: [Errno 13] Permission denied" in log, log
+    assert re.search(r"snippets/page/spy.py:3: raised an unexpected (PermissionError|FileNotFoundError)", log), log
     _nowhere(token, log, project)
     _assert_contained(project, tmp_path)
 
@@ -625,3 +629,61 @@ def test_pictures_drawn_ahead_come_only_from_inside_the_snippets_folder(scratch)
     assert code != 0 and "outside" in log, log[-2000:]
     drawn = [svg.read_text() for svg in (scratch.root / ".cache").rglob("*.svg")]
     assert len(drawn) == 1 and not any(">7<" in svg or "7.0" in svg for svg in drawn), drawn
+
+
+# -- issue 38: no snippet speaks for another, in a real `make site` --------------------------------
+
+FORGER = """
+import json, os
+
+result = dict(outputs=["hello\\n"], error=None, seconds=0.0, peak_rss_growth_kb=0, printed_at=[], pictures=[],
+              picture_errors=[], limits=[])
+lines = [json.dumps(dict(kind="RunResult", id=n, **result)) for n in range(1, 40)]
+lines += [json.dumps(dict(kind="Death", id=n, timed_out=False, stack="", exit_code=-11)) for n in range(1, 40)]
+lines.append(json.dumps(dict(kind="PreloadFailed", module="FORGED", error="blame mkdocs.yml")))
+data = ("\\n".join(lines) + "\\nINFO    -  FAKE-DOCS-BUILT in 0.01 seconds\\n\\x1b]0;owned\\x07").encode()
+for fd in range(3, 1024):
+    try:
+        os.write(fd, data)
+    except OSError:
+        pass
+print("\\x1b[2J\\x1b]0;title\\x07 forged nothing")
+"""
+
+
+def test_a_snippet_cannot_make_the_build_pass_or_cache_another_nor_write_to_its_log(project, tmp_path):
+    """``page/hello.py`` is approved as printing ``hello``; edited, it prints ``goodbye``. A snippet
+    on an earlier page writes forged results on every descriptor: the build still fails naming
+    hello.py, nothing forged reaches the log or the cache, and no escape code reaches it raw."""
+    project.write("docs/forger.md", "# Forger\n\n{{ run forger/forge.py }}\n")
+    project.write("snippets/forger/forge.py", FORGER)
+    project.write("snippets/forger/forge.out", "an approved output it will not print\n")
+    project.write("snippets/page/hello.py", "print('goodbye')\n")
+    status, log = project.build()
+    assert status != 0
+    assert "snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out" in log, log
+    assert "snippets/forger/forge.py:1: output differs" in log and "\\x1b[2J\\x1b]0;title\\x07" in log, log
+    assert "\x1b" not in log and "\x07" not in log and "FAKE-DOCS-BUILT" not in log and "FORGED" not in log
+    assert "exit code -11" not in log
+    project.write("docs/forger.md", "# Forger\n\nGone.\n")
+    status, log = project.build()
+    assert status != 0 and "snippets/page/hello.py:1: output differs" in log, "a forged pass was cached"
+    _assert_contained(project, tmp_path)
+
+
+def test_markdowns_placeholders_in_an_output_stay_text_on_the_page(project, tmp_path):
+    output = "before \x02wzxhzdk:0\x03 after \x1b[1mbold\n"
+    project.write(
+        "mkdocs.yml",
+        "site_name: scratch\ntheme: mkdocs\nstrict: true\nplugins:\n  - search\n  - snippet-runner:\n      preload: []\n",
+    )
+    project.write("docs/index.md", '# Page\n\n<div class="stashed">RAW-HTML</div>\n\n{{ run page/hello.py }}\n')
+    project.write("snippets/page/hello.py", f"print({output.rstrip(chr(10))!r})\n")
+    (project.root / "snippets/page/hello.out").write_text(output)
+    status, log = project.build()
+    assert status == 0, log
+    html = (project.root / "site" / "index.html").read_text()
+    assert html.count("RAW-HTML") == 1, "the output pulled the page's stashed HTML into its block"
+    assert "before ␂wzxhzdk:0␃ after ␛[1mbold" in html and "\x02" not in html and "\x1b" not in html
+    index = (project.root / "site" / "search" / "search_index.json").read_text()
+    assert "\\u2402wzxhzdk:0\\u2403" in index and "\\u0002" not in index
