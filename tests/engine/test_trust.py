@@ -131,7 +131,7 @@ def test_no_request_the_worker_was_sent_ahead_is_in_a_snippets_memory(tmp_path, 
 FAKE_WORKER = """
 import json, os, sys, time
 
-out = os.fdopen(int(sys.argv[3]), "wb", buffering=0)
+out = os.fdopen(int(sys.argv[sys.argv.index("snippet_runner.running.worker") + 1]), "wb", buffering=0)
 mode = os.environ["FAKE_MODE"]
 out.write(b'{"kind": "Ready", "import_seconds": 0.1, "import_cpu_seconds": 0.1, "protections_off": []}\\n')
 # The build sends its request before it reads these (whatever its framing): no need to read it.
