@@ -19,6 +19,7 @@ import pytest
 from snippet_runner import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.markdown.run_lines import expand, run_all
+from snippet_runner.running import pool
 
 RESULT = {"error": None, "seconds": 0.0, "peak_rss_growth_kb": 0, "printed_at": [], "pictures": []}
 RESULT |= {"picture_errors": [], "limits": []}
@@ -180,7 +181,8 @@ def test_a_wrong_line_from_the_worker_stops_the_build_naming_the_page_and_snippe
 
 
 @pytest.mark.parametrize("mode", ["silent_before_start", "silent_after_start"])
-def test_every_wait_on_the_worker_has_a_deadline(tmp_path, write_snippet, mode):
+def test_every_wait_on_the_worker_has_a_deadline(tmp_path, write_snippet, mode, monkeypatch):
+    monkeypatch.setattr(pool, "GRACE_SECONDS", 1.0)  # the deadline is the same code with a shorter grace
     fake = tmp_path / "fake-python"
     fake.write_text(f"#!{sys.executable}\nRESULT = {RESULT!r}\n" + FAKE_WORKER)
     fake.chmod(0o755)
