@@ -1,42 +1,21 @@
-"""Draw a snippet's pictures as SVG, at build time, from their checked data.
+"""Draw a snippet's pictures as SVG, at build time (never in the sandboxed child), from their checked data.
 
-:mod:`snippet_runner.pictures.record` records what a picture shows while the snippet runs; the engine
-approves that data and caches it with the run's result. This module turns the data into the SVG
-the page shows, in the build process (never in the sandboxed child):
+* **Graphs** are laid out by Graphviz's ``dot`` (:mod:`snippet_runner.pictures.vizjs` says which
+  build and why); the walk is ours (:mod:`snippet_runner.pictures.record`), since ``torchviz``
+  draws no values and no gradients.
+* **Curves** are plotted with matplotlib's SVG backend from an explicit ``Figure`` (no pyplot
+  state), with text kept as text, a fixed hash salt and no date, so the same data gives the same bytes.
 
-* **Graphs** are laid out by Graphviz's ``dot``, compiled to WebAssembly (``@viz-js/viz`` from
-  npm, run in Node: :mod:`snippet_runner.pictures.vizjs` says why that and not Debian's
-  ``graphviz`` package or the PyPI builds). We hand it nodes, edges and labels; it does the
-  layout, which is the part not worth writing by hand. ``torchviz`` would do the walk as well, but
-  it draws no values and no gradients, so only its layout idea is reused: the walk is ours
-  (:mod:`snippet_runner.pictures.record`).
-* **Curves** are plotted with matplotlib's SVG backend, from an explicit ``Figure`` (no pyplot
-  state), with ``svg.fonttype: none`` so text stays text, ``svg.hashsalt`` fixed and no ``Date``
-  metadata, so the same data gives the same bytes.
+Every SVG is then made fit for the page: deterministic (ids come from the data); one colour scheme
+for both palettes (``currentColor`` and CSS variables that ``assets/snippets.css`` sets per
+palette); inlined, so it inherits the page's colours, its text is real text, and the PDF carries it
+as vectors, with ids prefixed per picture so the print page never clashes; accessible
+(``role="img"``, ``<title>``, ``<desc>`` and a ``<figcaption>`` in words, with key values); and
+steppable: every node and edge has an id from the data, which ``assets/backward-steps.js`` lights up
+for the run's steps (:mod:`snippet_runner.pictures.steps`).
 
-Every SVG is then made fit for the page:
-
-* deterministic: no timestamps, comments or generator versions; ids come from the data;
-* one colour scheme for both palettes: text and lines use ``currentColor`` (the page's text
-  colour, light or dark), series and leaf colours are CSS variables with fallbacks
-  (``var(--snippet-picture-1, #c43e00)``; ``assets/snippets.css`` sets them per palette), the
-  background is transparent;
-* inlined into the page, not linked: the SVG inherits the page's colours, its text is real text
-  (searchable, selectable, and text in the PDF), it works from ``file://``, and the print page
-  that becomes the PDF carries it as vectors. ids are prefixed per picture, so many pictures (and
-  the print page, which holds every page) never clash;
-* accessible: ``role="img"``, a ``<title>`` and a ``<desc>`` that say what the picture shows in
-  words, with its key values, and a ``<figcaption>`` under it.
-* steppable: every node and edge of a graph's SVG has an id from the data (``<prefix>-f2``,
-  ``<prefix>-e3``: the edge's index in the data), and the figure is followed by the run's backward
-  steps (:mod:`snippet_runner.pictures.steps`), which ``assets/backward-steps.js`` plays on screen
-  by lighting up those ids, and the PDF prints as a numbered list.
-
-**Cache.** An SVG is a function of its data and of this code, so it is cached under a hash of both
-(and of the drawing libraries' versions, ``@viz-js/viz``'s and matplotlib's) in ``<cache>/pictures/``. The data itself is part of the
-run's cached result, under the snippet's cache key; a warm build therefore neither runs the
-snippet nor draws its pictures, and a change that leaves the data as it was (a comment in the
-snippet) draws nothing either.
+**Cache.** An SVG is a function of its data, this code and the drawing libraries' versions, so it
+is cached under a hash of them in ``<cache>/pictures/``: a warm build draws nothing.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The backward pass of a graph picture, step by step, in words: the list under the picture that
 the page's player (``docs/assets/backward-steps.js``) steps through, and the PDF prints.
 
-Every number in a sentence is one the run recorded (:mod:`snippet_runner.pictures.record`, the
-``steps`` of a graph's approved data): what arrived on each edge, the sum the engine made of two
-arrivals, the local derivative read from what the node saved, what it sent, and each leaf's
-``.grad``. Nothing is computed here but the words; the order is the order the engine ran the nodes
-in, not one guessed from the drawing.
-
-Each step is an ``<li>`` whose ``data-node``, ``data-in`` and ``data-out`` name the ids of the SVG
-groups it lights up (``draw.py`` gives every node and edge of the SVG its id from the data), so
-the script needs nothing but the page: no data of its own, no request, no framework. The list is
-hidden on screen (the player shows one step at a time, in a polite live region) and printed in the
-PDF, under the picture, as a numbered list.
+Every number is one the run recorded (the ``steps`` of the approved data); only the words are made
+here, and the order is the engine's. Each ``<li>`` names, in ``data-node``, ``data-in`` and
+``data-out``, the SVG ids it lights up, so the script needs nothing but the page.
 """
 
 from __future__ import annotations
