@@ -1,34 +1,16 @@
 """Check every example against its approved output, on the reader's own machine: ``make verify``.
 
-``python -m snippet_runner verify [--python PATH]`` runs every example the site shows (page
-listings, then the exercise scripts) and every ``python`` code fence of the pages, fresh, in the
-interpreter given (default: this one), and prints one line for each: ``same``, ``differs`` (with
-the diff) or ``error`` (the engine's message), then a summary. It exits 1 if anything is not the
-same. No site is built and no browser is needed: it costs the worker's ``import torch`` and the
-examples themselves, a few seconds.
+``python -m snippet_runner verify [--python PATH]`` runs every example the site shows and every
+``python`` code fence of the pages, fresh, and prints ``same``, ``differs`` (with the diff) or
+``error`` for each, then a summary; it exits 1 if anything is not the same. No site, no browser.
 
-**Another interpreter** (a conda env with another torch, a machine with a GPU): ``--python``
-names it, and the engine's worker runs under it, exactly as ``make drift`` does; only torch and
-numpy need to be installed there (this project's folder is put on that worker's path, and nothing
-of it is installed into the environment). The build side, which reads the pages and compares,
-stays in the project's own ``.venv``.
-
-**Which Pythons.** Any the worker runs on (:mod:`snippet_runner.pythons`: 3.11 to 3.14) with the
-preloaded packages installed. Another is refused before anything runs, with one message (3.10 could
-not even start the worker, and said so once per example).
-
-**The torch build an example names.** An example that prints ``torch.__version__`` names the build it
-ran under (``2.13.0+cpu``; ``2.13.0+cu130`` from PyPI on Linux). The comparison sets that label aside
-(:mod:`snippet_runner.checking.approved`, ``BUILD``), as the build does: such an example is ``same``,
-with a line naming both builds. No example is named: any may print the version, and nothing else in
-an output is forgiven.
-
-**The comparison is the engine's.** Each example runs through :class:`~snippet_runner.engine.Engine`
-in its ``warn`` approval mode, which compares the output and the pictures' data with the approved
-files (:mod:`snippet_runner.approval`) and says so in ``Outcome.verdict``; anything the build would
-refuse (a different exception, a crash, a time-out, a memory address) is its ``SnippetError``. A
-code fence prints nothing on the page, so it is checked as a throwaway snippet whose approved
-output is empty, run after the namespace the test suite gives fences (``conftest.py``).
+``--python`` names another interpreter (a conda env, a machine with a GPU) for the engine's
+worker, as ``make drift`` does: only torch and numpy need to be there. An interpreter the worker
+cannot run on (:mod:`snippet_runner.pythons`) is refused once, before anything runs. The comparison
+is the engine's (``warn`` approval mode), so it forgives only what the build forgives, such as the
+torch build label (``BUILD`` in :mod:`snippet_runner.checking.approved`). A code fence prints
+nothing on the page, so it is checked as a throwaway snippet whose approved output is empty, run
+after the namespace the test suite gives fences (``conftest.py``).
 """
 
 from __future__ import annotations
@@ -52,9 +34,8 @@ SAME, DIFFERS, ERROR = "same", "differs", "error"
 
 
 def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
-    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run:
-    ```` ```python ```` or ```` ```{.python} ````, not marked ``notest`` (fences inside
-    admonitions and tabs included, un-indented)."""
+    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run
+    (not ``notest``; inside admonitions and tabs too, un-indented)."""
     found = []
     lines = page.read_text(encoding="utf-8").splitlines()
     index = 0
@@ -79,9 +60,8 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
 
 
 def fence_namespace(root: Path) -> str:
-    """The code that builds what a fence may use: ``pytest_markdown_docs_globals`` of the project's
-    ``conftest.py`` (the test suite's, so it is read from its file, not imported as a module of
-    this package); nothing when the project has none."""
+    """``pytest_markdown_docs_globals`` of the project's ``conftest.py``, read from its file (it is
+    the test suite's, not this package's)."""
     import importlib.util
 
     path = Path(root) / "conftest.py"

@@ -1,34 +1,20 @@
 """Every teaching page's examples as a notebook to download, and all of them in one archive.
 
-A page that includes examples (``{{ run … }}``) gets ``downloads/<page>.ipynb``: its examples in
-page order, each as a code cell exactly as the listing shows it (the ``# snippet:`` settings left
-out) carrying its **approved** output (``<example>.out``), with the page's section headings and a
-link back to the page as Markdown cells. ``downloads/autograd-part2-examples.zip`` holds every
-example the site shows with its approved output, the page notebooks, and a README saying how to
-check them. Both are written by the build, from committed files only, so the same commit gives the
-same bytes: cell ids are derived from the content (as for the exercise notebooks), and every zip
-entry has a fixed date and mode.
+A page that includes examples gets ``downloads/<page>.ipynb``: each example in page order as a code
+cell, as the listing shows it, with its **approved** output, and the page's headings as Markdown
+cells. ``downloads/autograd-part2-examples.zip`` holds every shown example with its approved output,
+the page notebooks and a README. Both come from committed files only, with content-derived cell ids
+and fixed zip dates and modes, so the same commit gives the same bytes.
 
-The cells are tagged for nbval (``pytest --nbval-lax page.ipynb`` compares every cell tagged
-``nbval-check-output``): each cell is, except where a reader's run cannot print the same text,
-which is said in the cell's tags and nowhere hidden:
+Cells are tagged for nbval (``pytest --nbval-lax``), and where a reader's run cannot print the same
+text the tags say so: ``raises-exception`` (the output ends with an ``error`` output),
+``nbval-ignore-output`` when the output names the example's own file, ``nbval-skip`` when it reads
+``__file__`` or has no approved output yet (``not-yet-approved``). Pictures are left out: a
+reader's run of the listing draws none.
 
-* an example meant to raise is tagged ``raises-exception``; its output is what it printed, then an
-  ``error`` output with the exception's type and message (nbval compares those, not the traceback);
-* an example whose approved output names its own file (a warning points at ``x.py:10``, where
-  Jupyter names a temporary file of its own) is tagged ``nbval-ignore-output``: it runs, its text
-  is not compared (``make verify`` compares it, as a script);
-* an example that reads ``__file__``, which a notebook does not define, is tagged ``nbval-skip``;
-* an example with no approved output yet, which only ``make serve`` shows (a strict build stops
-  first), has no output and is tagged ``nbval-skip`` and ``not-yet-approved``.
-
-Pictures are not in these notebooks: a reader's run of the listing draws none (the build draws them
-from the run, outside the code), and nbval would compare an output the run cannot give.
-
-nbformat was looked at for writing: it validates, but draws a random id for each new cell and
-writes through ``json.dumps`` anyway, so the JSON is written here, with nbformat's own shape
-(nbformat 4.5) and validated by it in the tests. jupytext writes notebooks from scripts, but each
-example here is one cell, with no markers to split.
+nbformat was looked at for writing: it draws a random id for each new cell and writes through
+``json.dumps`` anyway, so the JSON is written here in nbformat 4.5's shape (the tests validate it
+with nbformat). jupytext writes notebooks from scripts, but each example here is one cell.
 """
 
 from __future__ import annotations
@@ -66,9 +52,7 @@ def notebook_name(page: str) -> str:
 
 
 def for_project(project, directory_urls: bool = False) -> tuple[list[PageNotebook], bytes]:
-    """Every page's notebook and the archive, from the project's committed files only (pages,
-    examples, approved outputs), so any build of a commit, a dirty rebuild included, and the tests
-    get the same bytes. ``project``: a :class:`~snippet_runner.project.Project`."""
+    """Every page's notebook and the archive, from the project's committed files only."""
     notebooks = []
     for path in project.pages():
         src = path.relative_to(project.docs_dir).as_posix()
@@ -116,9 +100,8 @@ def inputs_key(project, directory_urls: bool = False) -> str:
 
 
 def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
-    """The notebook of one page (``markdown`` its source; ``shown`` its name in messages, ``page``
-    relative to the docs folder), or None if it shows no example. ``page_url``: the page, as a
-    link from the downloads folder. Its title is the page's own (its first ``#`` heading)."""
+    """The notebook of one page, or None if it shows no example. ``shown`` names the page in
+    messages; ``page_url`` links to it from the downloads folder."""
     includes = {include.line: include.rel for include in find_includes(markdown, shown)}
     if not includes:
         return None
@@ -191,10 +174,7 @@ def _code(snippet: spec.Snippet) -> dict:
 
 
 def _unapproved_code(code: str) -> dict:
-    """An example with no approved output yet: only ``make serve`` gets this far with one (a
-    strict build stops before the downloads are written), and it previews the page while the
-    author writes it. The cell has its code and no output, and nbval skips it: there is nothing
-    approved to compare with."""
+    """An example with no approved output yet (only ``make serve`` gets this far): nbval skips it."""
     return {
         "cell_type": "code",
         "execution_count": None,
