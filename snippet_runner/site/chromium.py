@@ -1,17 +1,11 @@
 """Find the system Chromium and launch it headless through Playwright, with no network of its own.
 
-The PDF step (``pdf.py``) and the browser tests (``tests/browser/``) both drive a real Chromium.
-Playwright's own way to get one, ``playwright install``, downloads a browser build at install time,
-which fails here (and CI must not depend on it); Debian's ``chromium`` package works, and Playwright
-drives it with ``executable_path``. This module only says *which* binary and *which* flags.
-
-The binary is ``$CHROMIUM`` if set (a path, or a command name looked up on PATH), else the first of
-``chromium-headless-shell``, ``chromium``, ``chromium-browser``, ``google-chrome`` on PATH.
-
-The headless shell comes first. It is the same Blink, built without the browser around it (no
-window, no profile services); Playwright's own ``headless=True`` uses it for the same reason, and
-Debian packages it from the same source as ``chromium`` (``chromium-headless-shell``); it prints
-and audits faster than the full browser (dev/measurements.md).
+``playwright install`` downloads a browser at install time, which fails here (and CI must not
+depend on it); Playwright drives Debian's package through ``executable_path``. The binary is
+``$CHROMIUM`` if set (a path or a command on PATH), else the first on PATH of
+``chromium-headless-shell`` (the same Blink without the browser around it, which Playwright's own
+``headless=True`` uses, and faster: dev/measurements.md), ``chromium``, ``chromium-browser``,
+``google-chrome``.
 """
 
 from __future__ import annotations
@@ -48,8 +42,6 @@ FLAGS = (
     "--disable-sync",
     "--disable-dev-shm-usage",
 )
-
-
 
 
 class ChromiumNotFound(RuntimeError):

@@ -1,21 +1,15 @@
 """Install a Chromium where none is found: the one system package the project still needs.
 
-The PDF and the browser tests drive a real Chromium (``chromium.py``). Everything else the build
-needs comes from PyPI or npm, pinned; a browser cannot: Playwright's ``playwright install`` and
-Puppeteer download their own browser build from their vendors' servers at install time, not
-from a package registry, so the distribution's package is the one that installs everywhere the
-registries do. So ``make site`` and ``make test`` run this first (``python -m
-snippet_runner.site.chromium_install``); ``make serve`` does not, since it prints no PDF.
+Playwright's ``playwright install`` and Puppeteer download a browser from their vendors' servers,
+not from a package registry, so the distribution's package is the one that installs wherever the
+registries do. ``make site`` and ``make test`` run this first (``make serve`` prints no PDF):
 
-* A Chromium already there (``$CHROMIUM``, or one on PATH: ``chromium.find``): nothing happens.
-* Debian or Ubuntu (``/etc/os-release``) with ``apt-get``, as root or with ``sudo``: it prints the
-  one command it runs, and runs it. Debian packages Chromium's headless shell, which prints the PDF
-  faster (``chromium.py``); Ubuntu packages only ``chromium``. ``fonts-liberation`` is what the
-  browser tests' layout checks and screenshots were made with (what Material's Helvetica and Arial
-  become on Linux); the PDF's own fonts come from npm (``assets/fonts.css``).
-* Anywhere else (macOS, or no root and no sudo), or when ``$CHROMIUM`` names a binary that is not
-  there: one message saying what to install and how to point ``CHROMIUM`` at it. ``make site``
-  then builds the HTML and says the PDF was skipped; ``make test`` (``--required``) stops there.
+* a Chromium already there (``chromium.find``): nothing happens;
+* Debian or Ubuntu with ``apt-get``, as root or with ``sudo``: it prints the one command and runs
+  it (Debian's headless shell prints faster; Ubuntu has only ``chromium``), with
+  ``fonts-liberation``, which the browser tests' layout checks were made with;
+* anywhere else, or a ``$CHROMIUM`` that is not there: one message saying what to install. ``make
+  site`` then skips the PDF; ``make test`` (``--required``) stops.
 """
 
 from __future__ import annotations

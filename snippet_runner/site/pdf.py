@@ -1,29 +1,19 @@
 """Print the chapter to PDF: the print-site plugin's print page, once, through headless Chromium.
 
-mkdocs-print-site-plugin puts every page of the navigation on one HTML page (``print_page.html``)
-with a cover and a table of contents. This module opens that page from disk in the system Chromium
-(``chromium.py``), through Playwright's documented ``page.pdf``, waits until the browser has
-finished the page (KaTeX has typeset every formula, Mermaid has drawn every diagram, the fonts are
-loaded), opens every collapsed block (exercise solutions, interview answers), and prints it with
-bookmarks (``outline``), structure tags (``tagged``) and page numbers (the footer).
+The page is opened from disk in the system Chromium (``chromium.py``) through Playwright's
+``page.pdf``, once KaTeX, Mermaid and the fonts have finished, with every collapsed block open,
+bookmarks, structure tags and page numbers. A browser because the math and diagrams are drawn by
+JavaScript: WeasyPrint-based exporters (mkdocs-with-pdf, mkdocs-pdf-export-plugin) would print raw
+LaTeX, and Chromium's own ``--print-to-pdf`` cannot wait for the page to finish.
 
-Why a browser: the math and diagrams are drawn by JavaScript. WeasyPrint-based exporters
-(mkdocs-with-pdf, mkdocs-pdf-export-plugin) run no JavaScript, so they would print raw LaTeX and
-Mermaid source; Chromium's own ``--print-to-pdf`` cannot wait for the page to finish rendering.
+Before printing, the page is made to read like a book: links to an ``.ipynb`` point at that page's
+section, line numbers print as plain numbers, and a block taller than a third of a sheet may split.
+The contents carry no page numbers, which Chromium cannot compute (no ``target-counter``).
 
-Before printing, the page is made to read like a book: links to another page of the chapter that
-print-site left pointing at a file (the exercises' ``.ipynb``) point at that page's section; the
-listings' line numbers print as plain numbers (on paper a link from a line to itself leads
-nowhere); a block that may not be split but is taller than a third of a sheet may be split after
-all, so it does not leave the previous sheet half blank. The printed contents list every page and
-link to it; they carry no page numbers, which Chromium cannot compute (no CSS ``target-counter``).
-
-Then pikepdf (its documented ``docinfo`` and object API) gives the file the title, author, subject
-and keywords the cover carries (``overrides/print/cover.html``) and makes its bytes the same on
-every print: Chromium writes the print time as /CreationDate and /ModDate, and the DOM node numbers
-of table header cells as structure element ids ("node00000544"), which depend on how many nodes the
-page had made by then. The dates become the build's (``SOURCE_DATE_EPOCH``), the node numbers
-their rank (the ``/IDTree``'s sorted keys stay sorted), and the file /ID is derived from the content.
+Then pikepdf (its documented ``docinfo`` and object API) sets the cover's title, author, subject and
+keywords, and makes the bytes the same on every print: Chromium writes the print time as the
+dates and DOM node numbers as structure element ids; the dates become the build's, the node numbers
+their rank (so the ``/IDTree`` stays sorted), and the /ID is derived from the content.
 """
 
 from __future__ import annotations
