@@ -1,12 +1,9 @@
 """The project model: every setting of the engine, and which snippets the site shows, in one object.
 
-Settings are written once, in ``mkdocs.yml`` under the ``snippet-runner`` plugin, and MkDocs
-validates them (``plugins/runner/config.py``). The plugin builds a :class:`Project` from its validated
-configuration; the CLI (``make accept``), the test suite and ``make bench`` load the same file the
-same way (:meth:`Project.load`), so none of them can drift from what the build does.
-
-The pages are the source of truth for what runs: a snippet is whatever a page includes, plus the
-scripts of the notebook folders. :meth:`Project.shown` works that out once, for everybody.
+Settings are written once, in ``mkdocs.yml``, and validated by MkDocs (``plugins/runner/config.py``);
+the plugin, the CLI, the tests and ``make bench`` all build a :class:`Project` from that file, so
+none can drift from what the build does. A snippet is whatever a page includes, plus the scripts of
+the notebook folders: :meth:`Project.shown` works that out once, for everybody.
 """
 
 from __future__ import annotations
@@ -49,9 +46,7 @@ class Project:
     warm_up_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        """Every configured path stays inside the project (symlinks resolved): a setting can
-        never make the build read snippets from, or write caches, notebooks or the PDF to,
-        anywhere else."""
+        """Every configured path stays inside the project (symlinks resolved)."""
         for name, path in (
             ("snippets_dir", self.snippets_dir),
             ("cache_dir", self.cache_dir),
@@ -171,9 +166,8 @@ class Project:
     # -- the engine ---------------------------------------------------------------------------
 
     def for_build(self, serving: bool = False) -> tuple[str, bool]:
-        """How a build checks and whether it runs: ``(approval, execute)``, from the settings and
-        the environment (``SNIPPETS_APPROVAL``, ``SNIPPETS_EXECUTE``); ``mkdocs serve`` only warns.
-        An approval mode that is not a build's is returned as it is, for the caller to refuse."""
+        """``(approval, execute)`` from the settings and ``SNIPPETS_APPROVAL``/``SNIPPETS_EXECUTE``;
+        ``mkdocs serve`` only warns. An unknown mode is returned for the caller to refuse."""
         execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.execute else "0") != "0"
         approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval)
         return approval, execute

@@ -1,15 +1,10 @@
 """Expand ``{{ run <page>/<file>.py }}`` lines into the snippet's code and its real output.
 
-The expansion is plain Markdown (two fenced blocks, and a warning admonition when the output is not
-approved), so everything downstream sees the real output as ordinary page text: search, the print
-page behind the PDF, and the table of contents. markdown-exec and pymdownx.snippets were the
-candidates: the first runs code inside the MkDocs process with no cache, no expected exceptions and
-no warnings captured; the second only includes text. Neither can run through our engine.
-
-Lines inside fenced code blocks are left alone, so a page can show the directive itself.
-
-This module is plain text in, text out; :mod:`snippet_runner.markdown.extension` makes it a Python-Markdown
-extension, which is how MkDocs (and any other builder that runs Python-Markdown) expands pages.
+The expansion is plain Markdown (two fenced blocks, and a warning when the output is not approved),
+so search, the print page and the table of contents see the real output as page text. markdown-exec
+runs code inside the MkDocs process with no cache, no expected exceptions and no captured warnings;
+pymdownx.snippets only includes text: neither can run through our engine. Lines inside fenced code
+blocks are left alone, so a page can show the directive itself.
 """
 
 from __future__ import annotations
@@ -99,9 +94,8 @@ def combined(errors: list[SnippetError]) -> SnippetError:
 def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], str] | None = None) -> str:
     """Replace each include with code and output; errors name the page line and the snippet.
 
-    ``raw_html`` turns a block of HTML (a picture) into what the page holds in its place: the
-    Markdown extension stores it in Python-Markdown's HTML stash, so it passes through untouched
-    at any indentation (inside a tab or an admonition); by default the HTML is written as is."""
+    ``raw_html`` turns a picture's HTML into what the page holds in its place (the extension's
+    HTML stash, so it passes at any indentation)."""
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
     drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
@@ -156,9 +150,8 @@ def render(
 
 
 def shown_code(source: str) -> tuple[int, str]:
-    """The code a reader sees, and the file line it starts at: the engine's ``# snippet:`` lines
-    (and the blank lines after them) at the top of the file are for the build, not the reader.
-    Numbering starts where the shown code starts, so a traceback's line numbers still match."""
+    """The code a reader sees, without the ``# snippet:`` lines at the top, and the file line it
+    starts at, so a traceback's line numbers still match."""
     lines = source.splitlines(keepends=True)
     skip = 0
     while skip < len(lines) and SETTING.match(lines[skip].strip()):

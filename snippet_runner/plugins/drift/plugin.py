@@ -1,18 +1,10 @@
 """The "Which PyTorch" page and each page's quiet torch line, generated from ``drift/*.json`` at build time.
 
-A MkDocs plugin (``snippet-drift`` in mkdocs.yml, listed after ``snippet-runner``):
-
-* ``on_files`` reads and checks every drift record (:func:`snippet_runner.drift.load_records`); a
-  bad one stops the build with one message naming the file.
-* On the report page (``which-pytorch.md``) the line ``<!-- drift-report -->`` becomes the report:
-  which torch printed the outputs, and for every version checked how many outputs are identical and
-  which are not, with links to the example's page and to the diff. Stale results are marked stale.
-* Every page that shows examples gets one small line under its content, "Outputs on this page printed
-  by PyTorch 2.13.0; identical under …", naming the versions under which all of that page's outputs are
-  identical (and current), and those under which some differ.
-
-The rendering is plain functions of the records (no MkDocs needed), so tests and other front ends can
-call them.
+A MkDocs plugin (``snippet-drift``, after ``snippet-runner``): ``on_files`` reads and checks every
+record (a bad one stops the build naming the file); on ``which-pytorch.md``, ``<!-- drift-report -->``
+becomes the report, with stale results marked; every page that shows examples gets one line naming the
+versions under which all its outputs are identical, and those under which some differ. The rendering
+is plain functions of the records, so tests can call them without MkDocs.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
 """A MkDocs plugin (``print-page-ids`` in mkdocs.yml): make every id on the print page unique, so each of its
 same-page links lands where it should, on the page and in the PDF printed from it.
 
-mkdocs-print-site-plugin puts every page into one ``print_page.html`` under a ``<section
-class="print-page" id="<page key>">`` and rewrites every same-page link ``href="#x"`` inside it to
-``#<page key>-x``, but it renames the target ids only on headings, list items and footnote marks
-(``update_anchor_ids`` in its urls.py, 2.9). Other ids keep their names, so they repeat from page to
-page and the rewritten links point nowhere. Measured on this chapter: 1,173 broken links to the
-code line anchors ``__codelineno-<block>-<line>`` that pymdownx.highlight writes (``anchor_linenums``),
-and mkdocs-jupyter's ``cell-<n>`` copy buffers repeated on each notebook.
+mkdocs-print-site-plugin prefixes every same-page link in a page's ``<section>`` with the page's key,
+but renames only the ids of headings, list items and footnotes (``update_anchor_ids`` in its urls.py);
+other ids, such as pymdownx.highlight's line anchors and mkdocs-jupyter's ``cell-<n>``, repeat
+from page to page, and the rewritten links pointed nowhere. So, in ``on_post_build`` (after every
+other plugin's), each id of a section that repeats or that a rewritten link points to gets the same
+prefix, on its ``id`` and its ``<a name>``. print-site has no option for it, and none of its code is
+replaced or wrapped; regular expressions, as print-site uses, keep the rest of its bytes as written.
 
-After print-site has written the page (this plugin's step runs after every other plugin's), each id inside a page's
-section that is repeated on the print page, or that a rewritten link there points to, gets the same
-prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. Nothing else changes.
-This is the documented ``on_post_build`` event over the file print-site wrote: print-site has no
-option for it, and none of its code is replaced or wrapped.
-We edit the written file with regular expressions rather than an HTML parser, like print-site
-itself, so the rest of its bytes stay exactly as the plugin wrote them.
-
-It also gives Material's scripts the print page's real base. print-site renders the page with a
-``base`` of ``/`` in Material's ``__config`` (every other page gets the relative ``.``), so, opened
-from disk, the page asked for ``file:///search/search_index.js``: the search failed, and the error
-stopped Material's palette toggle. The print page lies at the site's root, so its base is ``.``.
+It also gives Material's scripts the print page's real base (``.``, where print-site renders ``/``),
+so that, opened from disk, its search and palette toggle work.
 """
 
 from __future__ import annotations

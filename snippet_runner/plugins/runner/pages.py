@@ -63,9 +63,8 @@ class PageRuns:
             )
 
     def stop_on_errors(self, preview: Preview | None = None) -> None:
-        """One message for every failure, the build info's first, then the pages' in reading order.
-        Under ``make serve`` (``preview``) the failure becomes every page's error page instead, so
-        that the server answers at once rather than waiting for a good build (``preview.py``)."""
+        """One message for every failure, the build info's first, then the pages' in reading order
+        (under ``make serve``, every page's error page instead: ``preview.py``)."""
         if self.errors:
             rank = {src_uri: i for i, src_uri in enumerate(["", *self.order])}
             ordered = sorted(self.errors.items(), key=lambda item: rank.get(item[0], len(rank)))

@@ -1,17 +1,10 @@
 """The MkDocs side of the engine (``snippet-runner`` in mkdocs.yml): MkDocs' documented plugin
-events, each handing its work to the module of that concern.
-
-* ``config.py``: the settings; ``pages.py``: each page's snippets run, failures in one message;
-* ``exercises.py``: the exercise notebooks as pages; ``downloads.py``: each page's examples as a
-  notebook, and the archive of them all;
-* ``serving.py``: ``make serve`` (one engine and one warm worker across rebuilds, only the changed
-  pages rendered again, the execution report served).
+events, each handing its work to the module of that concern (``config.py``, ``pages.py``,
+``exercises.py``, ``downloads.py``, ``serving.py``, ``preview.py``).
 
 The ``{{ run … }}`` lines are expanded by a Python-Markdown extension
-(:mod:`snippet_runner.markdown.extension`); this plugin gives it the build's engine through the
-extension's own configuration (``mdx_configs``). Under ``mkdocs serve`` an output that differs
-from its approved copy is shown under a warning instead of failing the build; ``mkdocs build``
-stays strict. Environment overrides: ``SNIPPETS_APPROVAL=strict|warn``, ``SNIPPETS_EXECUTE=0``
+(:mod:`snippet_runner.markdown.extension`), given the build's engine through its own configuration
+(``mdx_configs``). Environment overrides: ``SNIPPETS_APPROVAL=strict|warn``, ``SNIPPETS_EXECUTE=0``
 (code only: the benchmark's baseline build).
 """
 

@@ -18,10 +18,9 @@ log = logging.getLogger("mkdocs.plugins.snippet_runner")
 
 
 def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> None:
-    """A page whose snippet, approved output or picture changed has an unchanged source: remove
-    the HTML of every page whose snippets now show something else (``now`` against ``before``:
-    page -> digest), and of every page if what all pages show changed (key ``""``: mkdocs.yml,
-    the theme, the drift records, the build info), so that MkDocs renders exactly those again."""
+    """Remove the HTML of every page whose snippets now show something else (``now`` against
+    ``before``: page -> digest; key ``""`` is what every page shows), since its source is unchanged
+    and ``--dirty`` would not render it again."""
     if not before:
         return  # the first build of the session renders everything
     everything = now[""] != before.get("")
@@ -49,9 +48,8 @@ def site_wide(config) -> str:
 
 
 def dirty_note(record: logging.LogRecord) -> bool:
-    """A logging filter for MkDocs' build logger: its warning on every ``--dirty`` build (stale
-    navigation) would fail the strict rebuild, although every page that shows anything changed is
-    rendered again (``forget_changed_pages``); so it is said as an info line."""
+    """MkDocs' warning on every ``--dirty`` build (stale navigation) would fail the strict rebuild,
+    though every changed page is rendered again: it becomes an info line."""
     if record.levelno == logging.WARNING and str(record.msg).startswith("A 'dirty' build is being performed"):
         record.levelno, record.levelname = logging.INFO, "INFO"
         record.msg = "Dirty build: rendering again the pages whose source, snippets or settings changed"
