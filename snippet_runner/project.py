@@ -47,20 +47,14 @@ class Project:
 
     def __post_init__(self) -> None:
         """Every configured path stays inside the project (symlinks resolved)."""
-        for name, path in (
-            ("snippets_dir", self.snippets_dir),
-            ("cache_dir", self.cache_dir),
-            ("notebook_dir", self.notebook_dir),
-        ):
+        for name in ("snippets_dir", "cache_dir", "notebook_dir"):
+            path = getattr(self, name)
             if not path.resolve().is_relative_to(self.root) or path.resolve() == self.root:
                 raise _config_error(name, f"{path} is not a folder inside the project ({self.root})")
         for folder, docs_folder in self.notebooks.items():
-            for setting, base, rel in (
-                ("notebooks", self.snippets_dir, folder),
-                ("notebooks", self.docs_dir, docs_folder),
-            ):
+            for base, rel in ((self.snippets_dir, folder), (self.docs_dir, docs_folder)):
                 if Path(rel).is_absolute() or not (base / rel).resolve().is_relative_to(base.resolve()):
-                    raise _config_error(setting, f"{rel!r} must be a folder inside {self.shown_path(base)}/")
+                    raise _config_error("notebooks", f"{rel!r} must be a folder inside {self.shown_path(base)}/")
         if self.pdf is not None:
             pdf = Path(self.pdf.path)
             if pdf.is_absolute() or ".." in pdf.parts or pdf.suffix.lower() != ".pdf":
@@ -72,8 +66,7 @@ class Project:
 
     @classmethod
     def from_config(cls, mkdocs_config, plugin_config) -> Project:
-        """From MkDocs' validated configuration: the plugin's own settings and the print-site
-        plugin's PDF target. Paths are relative to the folder that holds ``mkdocs.yml``."""
+        """From MkDocs' validated configuration; paths are relative to ``mkdocs.yml``'s folder."""
         root = Path(mkdocs_config.config_file_path or "mkdocs.yml").resolve().parent
         return cls(
             root=root,

@@ -63,8 +63,7 @@ def find_includes(markdown: str, page: str) -> list[Include]:
             includes.append(Include(number, match["indent"], match["rel"], match["question"]))
         elif LOOKS_LIKE_DIRECTIVE.search(INLINE_CODE.sub("", line)):
             raise SnippetError(
-                f"{page}:{number}",
-                f"malformed include {line.strip()!r}; expected {SYNTAX} on a line of its own",
+                f"{page}:{number}", f"malformed include {line.strip()!r}; expected {SYNTAX} on a line of its own"
             )
     return includes
 

@@ -94,10 +94,7 @@ def unique_ids(html: str) -> tuple[str, int]:
             return f"{m.group(1)}{key}-{value}{m.group(3)}"
 
         body = _ID.sub(rename, body)
-        body = _NAME.sub(
-            functools.partial(_prefixed_if_here, key=key, here=here),
-            body,
-        )
+        body = _NAME.sub(functools.partial(_prefixed_if_here, key=key, here=here), body)
         renamed += len(here)
         out.append(body)
         done = end
