@@ -1,10 +1,9 @@
 """Approving outputs: the one way an approved ``.out`` or ``.pictures.json`` file is written.
 
-Like Pydantic's ``--update-examples``, an author changes a snippet, runs ``make accept`` and reviews
-the new files in the diff. Each snippet runs twice, fresh, in two workers whose hash seeds differ,
-and is approved only if both runs printed the same and showed the same pictures: an output that
-changes from run to run (an unseeded random number, a set's order, a timing) is refused, never
-approved. The engine itself only compares; nothing else writes an approved file.
+Like Pydantic's ``--update-examples``: change a snippet, ``make accept``, review the diff. Each
+snippet runs twice, fresh, in two workers whose hash seeds differ, and is approved only if both
+runs agree, so an output that changes from run to run (an unseeded random number, a set's order)
+is refused, never approved.
 """
 
 from __future__ import annotations

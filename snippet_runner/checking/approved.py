@@ -18,12 +18,9 @@ MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
 # id(obj) in CPython is the object's address: on 64-bit Linux, user-space addresses lie between
 # 2**40 and 2**47, which print as 13 to 15 decimal digits.
 DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
-# The torch build an output names (issue 42). An example printing ``torch.__version__`` names the build
-# it ran under: ``2.13.0+cpu``, ``2.13.0+cu130`` (PyPI's Linux wheel), ``2.13.0`` (macOS). That line
-# describes the environment, not what torch computed, so outputs are also compared without the local
-# label (PEP 440) of such versions: another build of the same release agrees, its verdict names both,
-# and approving it keeps the file as it is. Only a label that starts with a letter, after a version of
-# three numbers, is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is still not ``2.13.0``.
+# The torch build an output names (``2.13.0+cpu``, ``2.13.0+cu130``) describes the environment, not what
+# torch computed, so outputs are also compared without that local label (PEP 440). Only a letter-led
+# label after three numbers is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is not ``2.13.0``.
 BUILD = re.compile(r"(?<![\w.])(\d+\.\d+\.\d+)(\+[A-Za-z][A-Za-z0-9.]*)?")
 
 

@@ -26,7 +26,7 @@ import io
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from snippet_runner.files import write_atomic
 from snippet_runner.machine import pinned
 from snippet_runner.pictures import steps, vizjs
 from snippet_runner.pictures.data import CurvesData, GraphData, PictureData
+from snippet_runner.pictures.record import number as _num
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -58,7 +59,6 @@ class Stats:
     drawn: int = 0
     cached: int = 0
     seconds: float = 0.0
-    by_kind: dict = field(default_factory=dict)
 
     def line(self) -> str:
         return f"pictures: {self.drawn} drawn in {self.seconds:.2f} s, {self.cached} from cache"
@@ -90,12 +90,17 @@ class Drawer:
 
     def svg(self, picture, snippet, prefix: str) -> str:
         key = _key(picture.data, prefix)
-        path = self._path(key)
+        path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
         if path is not None and path.is_file():
             STATS.cached += 1
             return path.read_text(encoding="utf-8")
+        started = time.perf_counter()
         try:
-            return self._draw_and_keep(picture.data, prefix, path)
+            svg = draw(picture.data, prefix)
+            STATS.drawn += 1
+            STATS.seconds += time.perf_counter() - started
+            if path is not None:
+                write_atomic(path, svg)
         except SnippetError:
             raise
         except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
@@ -103,18 +108,6 @@ class Drawer:
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
             ) from None
-
-    def _path(self, key: str) -> Path | None:
-        return self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
-
-    def _draw_and_keep(self, data: PictureData, prefix: str, path: Path | None) -> str:
-        started = time.perf_counter()
-        svg = draw(data, prefix)
-        STATS.drawn += 1
-        STATS.seconds += time.perf_counter() - started
-        STATS.by_kind[data["kind"]] = STATS.by_kind.get(data["kind"], 0) + 1
-        if path is not None:
-            write_atomic(path, svg)
         return svg
 
 
@@ -193,11 +186,6 @@ def _describe_curves(data: CurvesData) -> tuple[str, str]:
     scale = " on a log scale" if data.get("log") else ""
     description = f"Line chart of {data['ylabel']}{scale} against {data['xlabel']}. " + "; ".join(parts) + "."
     return caption, description
-
-
-def _num(value: float) -> str:
-    text = f"{value:.4g}"
-    return "0" if text == "-0" else text
 
 
 # -- graphs ------------------------------------------------------------------------------------

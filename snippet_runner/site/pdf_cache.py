@@ -1,11 +1,8 @@
-"""Reuse the printed PDF when nothing it prints changed.
+"""Reuse the printed PDF when nothing it prints changed: printing is the costliest step of ``make site``.
 
-Printing the chapter in Chromium is the most expensive step of ``make site``, and most builds
-change nothing it prints. :func:`pdf_key` hashes everything the printed bytes depend on: the print
-page, every local file it loads (the site's CSS, scripts, fonts and pictures), the Chromium
-version, and the code that prints it (``pdf.py``, ``chromium.py``, the Playwright and pikepdf
-versions), plus ``SOURCE_DATE_EPOCH``, since dates are printed into the file. Contents only, never
-timestamps. The PDF is kept under that key and copied into the new site when the key is found again.
+:func:`pdf_key` hashes, by content, everything the printed bytes depend on: the print page, every
+local file it loads, Chromium's version, the code and libraries that print it, and
+``SOURCE_DATE_EPOCH``, since dates are printed into the file.
 """
 
 from __future__ import annotations

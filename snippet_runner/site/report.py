@@ -1,13 +1,9 @@
 """The execution report: which snippets ran in this build, which came from the cache, and what each
-cost, as one page, as sphinx-gallery's "computation times" page does for its examples. Slowest
-first, so an author sees what to trim.
+cost, slowest first, as sphinx-gallery's "computation times" page does for its examples.
 
-It is a build's log (what ran, what came from the cache, how long each took), so it changes from
-one build of a commit to the next, and it is kept out of ``site/``, which must be the same bytes
-every time: it goes beside the caches (``Project.report_path``, ``.cache/build-log/`` by default).
-``make site`` prints where it is; ``make serve`` serves it at a URL of its own, outside the site's
-tree (:data:`SERVED_AT`, under the site's mount path; ``mkdocs_plugin.on_serve``). A small
-standalone HTML page, with no theme and no links, marked ``noindex``.
+It is a build's log, different on every build, so it is kept out of ``site/`` (which must be the
+same bytes every time), beside the caches (``Project.report_path``); ``make serve`` serves it at
+:data:`SERVED_AT`. A small standalone page, with no theme and no links, marked ``noindex``.
 """
 
 from __future__ import annotations

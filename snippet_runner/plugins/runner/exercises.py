@@ -1,8 +1,6 @@
 """The exercise notebooks: each script of a notebook folder becomes a ``.ipynb`` page, written from
-its run just before mkdocs-jupyter (listed after this plugin in ``mkdocs.yml``) reads it.
-
-mkdocs-jupyter renders a notebook page through its documented plugin events; it caches by the
-notebook's bytes, so a notebook is rewritten only when its text changed.
+its run just before mkdocs-jupyter (listed after this plugin) reads it; mkdocs-jupyter caches by
+the notebook's bytes, so one is rewritten only when its text changed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Run the snippets each page shows, and collect every failure into one message.
 
-A build (``mkdocs build``) runs a page's snippets when MkDocs reads that page (``on_pre_page``),
-so pages render while the worker runs later ones, and stops after reading every page (``on_env``).
-``mkdocs serve`` and a ``--dirty`` build run every page's snippets first (``on_nav``): they must
-know what each page shows before MkDocs decides which pages to render again (``serving.py``).
+``mkdocs build`` runs a page's snippets as MkDocs reads it (``on_pre_page``), so pages render while
+the worker runs later ones. ``mkdocs serve`` and a ``--dirty`` build run them all first
+(``on_nav``): what each page shows decides which pages render again (``serving.py``).
 """
 
 from __future__ import annotations

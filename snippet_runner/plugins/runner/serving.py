@@ -1,8 +1,5 @@
-"""``make serve``: ``mkdocs serve --dirty``, the pages whose snippets changed rendered again, and
-the execution report served at a URL of its own.
-
-``--dirty`` is MkDocs' documented way to render again only the pages whose source is newer than
-their HTML: a rebuild then does not render every notebook page again through mkdocs-jupyter.
+"""``make serve``: ``mkdocs serve --dirty`` (MkDocs' way to render again only the pages whose source
+changed), plus the pages whose snippets changed, and the execution report at a URL of its own.
 """
 
 from __future__ import annotations
