@@ -34,7 +34,6 @@ class _Digest(Protocol):
 
 
 def hash_files(digest: _Digest, paths: Iterable[Path], root: Path) -> None:
-    """Feed each file's name (relative to ``root``) and its bytes to ``digest``, in the order given;
-    the NUL between them keeps ``a`` + ``bc`` apart from ``ab`` + ``c``."""
+    """Feed each file's name (relative to ``root``) and bytes to ``digest``, NUL-separated."""
     for path in paths:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")

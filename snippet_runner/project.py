@@ -136,8 +136,7 @@ class Project:
         return dict(found)
 
     def notebook_pages(self) -> dict[str, str]:
-        """``{"exercises/exercise_1.py": "exercises/exercise_1.ipynb"}``: each script of a notebook
-        folder, and the page (relative to the docs folder) it becomes."""
+        """``{"exercises/exercise_1.py": "exercises/exercise_1.ipynb"}``: each notebook script's page."""
         found = {}
         for folder, docs_folder in self.notebooks.items():
             for script in sorted((self.snippets_dir / folder).glob("*.py")):
@@ -174,8 +173,7 @@ class Project:
         worker_env: dict[str, str] | None = None,
         python: str | None = None,
     ):
-        """An :class:`~snippet_runner.checking.engine.Engine` with this project's settings
-        (``python``: run the worker under another interpreter, as ``make drift`` does)."""
+        """An :class:`~snippet_runner.checking.engine.Engine` with this project's settings."""
         from snippet_runner.checking.engine import Engine
 
         return Engine(

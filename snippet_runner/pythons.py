@@ -39,8 +39,7 @@ def in_range(version: tuple[int, ...]) -> bool:
 
 
 def probe(python: str, packages: tuple[str, ...] = ()) -> dict:
-    """What ``python`` is: ``{"version": [3, 12, 1], "found": {name: version or False}}``, from one short
-    run of it (tens of milliseconds: it imports none of ``packages``, it only finds them)."""
+    """``{"version": [3, 12, 1], "found": {name: version or False}}``, without importing ``packages``."""
     done = subprocess.run(
         [python, "-c", _PROBE, *packages], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
     )
@@ -51,8 +50,7 @@ def probe(python: str, packages: tuple[str, ...] = ()) -> dict:
 
 
 def unusable(python: str, packages: tuple[str, ...]) -> str | None:
-    """Why the snippets' worker cannot run under ``python`` with ``packages`` preloaded, in one
-    sentence; None when it can."""
+    """Why the worker cannot run under ``python`` with ``packages`` preloaded; None when it can."""
     try:
         found = probe(python, packages)
     except (OSError, ValueError, subprocess.SubprocessError) as error:

@@ -60,8 +60,7 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
 
 
 def fence_namespace(root: Path) -> str:
-    """``pytest_markdown_docs_globals`` of the project's ``conftest.py``, read from its file (it is
-    the test suite's, not this package's)."""
+    """``pytest_markdown_docs_globals`` of the project's ``conftest.py``, read from its file."""
     import importlib.util
 
     path = Path(root) / "conftest.py"
@@ -136,8 +135,7 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
 
 
 def _write_fences(project: Project, folder: Path) -> dict[str, str]:
-    """Each fence as a throwaway snippet in ``folder`` with an empty approved output:
-    ``{rel: page:line}``. The fence's own lines come last, after the namespace's code."""
+    """Each fence as a throwaway snippet with an empty approved output: ``{rel: page:line}``."""
     preamble = fence_namespace(project.root)
     found = [f for page in project.pages() for f in fences(page, project.shown_path(page))]
     names = {}

@@ -8,7 +8,6 @@ is refused, never approved.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -30,8 +29,7 @@ class Approval:
 
 
 def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval]:
-    """Run each snippet in both engines (uncached, in ``warn`` mode, with different hash seeds) and
-    write what they agree on as its approved output and pictures."""
+    """Run each snippet in both engines and write what they agree on as its approved files."""
     if first is second or first.cache is not None or second.cache is not None:
         raise ValueError("approval needs two uncached engines, so each snippet really runs twice")
     for engine in (first, second):
@@ -45,7 +43,7 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
                     one.snippet.loc(),
                     "printed something different in two fresh runs, so its output cannot be approved;"
                     " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
-                    detail=_two_runs(one.output, two.output),
+                    detail=approved.unified(one.output, two.output, "first run", "second run"),
                 )
             drawn = [approved.pictures_text(outcome.pictures) for outcome in (one, two)]
             if drawn[0] != drawn[1]:
@@ -53,7 +51,7 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
                     one.snippet.loc(),
                     "showed different pictures in two fresh runs, so they cannot be approved;"
                     " seed what is random (torch.manual_seed) before computing what they show",
-                    detail=_two_runs(*drawn),
+                    detail=approved.unified(*drawn, "first run", "second run"),
                 )
         except SnippetError as error:
             yield Approval(rel, error=error)
@@ -64,10 +62,3 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
         if approved.write_pictures(one.snippet.expected_pictures_path, drawn[0]):
             done.updated.append(one.snippet.approved_pictures_name)
         yield done
-
-
-def _two_runs(first: str, second: str) -> str:
-    lines = difflib.unified_diff(
-        first.splitlines(keepends=True), second.splitlines(keepends=True), "first run", "second run"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

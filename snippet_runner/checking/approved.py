@@ -54,13 +54,15 @@ def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
         return Verdict(approved=True)
     if release_only(expected) == release_only(actual):
         return Verdict(approved=True, builds=_builds(expected, actual))
-    diff = difflib.unified_diff(
-        expected.splitlines(keepends=True),
-        actual.splitlines(keepends=True),
-        fromfile=f"{display_name} (approved)",
-        tofile=f"{display_name} (this build)",
+    return Verdict(
+        approved=False, diff=unified(expected, actual, f"{display_name} (approved)", f"{display_name} (this build)")
     )
-    return Verdict(approved=False, diff="".join(line if line.endswith("\n") else line + "\n" for line in diff))
+
+
+def unified(first: str, second: str, fromfile: str, tofile: str) -> str:
+    """A unified diff whose every line ends with a newline, even where the text did not."""
+    lines = difflib.unified_diff(first.splitlines(keepends=True), second.splitlines(keepends=True), fromfile, tofile)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def write(expected_path: Path, actual: str) -> bool:

@@ -84,8 +84,7 @@ class Record:
 
 
 def fingerprint(snippets_dir: Path, rel: str) -> dict:
-    """Hashes of the example's code (with its local modules) and approved output: a record whose
-    hashes no longer match is stale."""
+    """Hashes of the example's code (and local modules) and approved output: stale when they change."""
     snippet = spec.load(snippets_dir, rel)
     source = hashlib.sha256(snippet.source.encode())
     for module in snippet.local_modules:
@@ -209,8 +208,7 @@ print(json.dumps(info))
 
 
 def _probe(python: str, load: bool = True) -> dict:
-    """What ``python`` runs: its version, torch's build and whether CUDA is there. Without ``load``,
-    a ``+cpu`` build is taken at its metadata's word, not imported: the worker imports it next."""
+    """``python``'s version, torch build and CUDA; without ``load``, a ``+cpu`` build is not imported."""
     result = subprocess.run([python, "-c", _PROBE, "import" if load else "read"], capture_output=True, text=True)
     if result.returncode != 0:
         raise DriftError(f"{python} does not run: {_last_line(result.stderr)}")

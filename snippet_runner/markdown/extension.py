@@ -37,8 +37,7 @@ PRIORITY = 28
 
 @functools.cache
 def _standalone(config_file: str) -> tuple[Project, Engine]:
-    """Without the plugin (another builder, a plain call): the project from ``mkdocs.yml`` and one
-    engine for the process, since Python-Markdown makes the extension anew for every page."""
+    """Without the plugin: one project and engine for the process (the extension is made per page)."""
     project = Project.load(config_file)
     engine = project.engine()
     atexit.register(engine.close)

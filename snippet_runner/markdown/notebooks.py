@@ -35,9 +35,7 @@ SOLUTION_TAG = "solution"
 
 
 def to_notebook(outcome: Outcome, drawer=None) -> str:
-    """The notebook JSON for a run of a percent script, each code cell carrying its own output,
-    and the pictures it showed (drawn by ``drawer``, a :class:`~snippet_runner.pictures.draw.Drawer`)
-    as SVG outputs of the cell that showed them."""
+    """The notebook JSON for a run of a percent script: each code cell with its output and pictures."""
     import jupytext  # imported here, not at the top: 0.17 s of every build that writes no notebook
     import nbformat
 
@@ -71,15 +69,13 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
 
 
 def hidden_settings_removed(source: str) -> str:
-    """A cell's code as the reader gets it: the engine's ``# snippet:`` lines are the build's (a
-    notebook shows no line numbers, so nothing else has to change)."""
+    """A cell's code as the reader gets it: without the build's ``# snippet:`` lines."""
     lines = [line for line in source.splitlines() if not SETTING.match(line.strip())]
     return "\n".join(lines).strip("\n")
 
 
 def _content_ids(cells, name: str) -> None:
-    """Content-derived ids in place of nbformat's random ones, so the same script gives the same
-    page; the notebook's name is hashed in, since every notebook ends up on the print page."""
+    """Content-derived ids in place of nbformat's random ones, so the same script gives the same page."""
     seen: dict[str, int] = {}
     for cell in cells:
         digest = hashlib.sha256(f"{name}\0{cell.cell_type}\0{cell.source}".encode()).hexdigest()[:8]
@@ -124,8 +120,7 @@ _SVG_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
 
 def _inline_picture(match: re.Match) -> str:
-    """nbconvert shows an SVG output as an undescribed base64 ``<img>``: ours goes back inline, as
-    on the other pages, with its caption."""
+    """nbconvert shows an SVG output as an undescribed ``<img>``: ours goes back inline, captioned."""
     svg = base64.b64decode(match["data"]).decode("utf-8", errors="replace")
     if 'class="snippet-picture-svg"' not in svg:
         return match.group(0)

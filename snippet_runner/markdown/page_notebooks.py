@@ -68,8 +68,7 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
 
 
 def _pinned(root: Path, name: str) -> str:
-    """The version ``requirements.txt`` pins (a committed file, so every build writes the same
-    README), else the installed one, without a local tag such as ``+cpu``."""
+    """The version ``requirements.txt`` pins (so every build writes the same README), else the installed one."""
     requirements = Path(root) / "requirements.txt"
     if requirements.is_file():
         for line in requirements.read_text(encoding="utf-8").splitlines():
@@ -100,8 +99,7 @@ def inputs_key(project, directory_urls: bool = False) -> str:
 
 
 def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
-    """The notebook of one page, or None if it shows no example. ``shown`` names the page in
-    messages; ``page_url`` links to it from the downloads folder."""
+    """The notebook of one page, or None if it shows no example."""
     includes = {include.line: include.rel for include in find_includes(markdown, shown)}
     if not includes:
         return None
@@ -144,8 +142,8 @@ def _markdown(text: str) -> dict:
 
 def _code(snippet: spec.Snippet) -> dict:
     _, code = shown_code(snippet.source)
-    if not snippet.expected_output_path.is_file():
-        return _unapproved_code(code)
+    if not snippet.expected_output_path.is_file():  # only `make serve` gets this far: nbval skips it
+        return _code_cell(code, [], ["nbval-skip", "not-yet-approved"])
     approved = snippet.expected_output_path.read_text(encoding="utf-8")
     printed, error = approved, None
     if snippet.raises is not None and TRACEBACK in approved:
@@ -163,24 +161,16 @@ def _code(snippet: spec.Snippet) -> dict:
         tags = ["nbval-ignore-output", *tags[1:]]
     if "__file__" in code:
         tags.append("nbval-skip")
+    return _code_cell(code, outputs, tags)
+
+
+def _code_cell(code: str, outputs: list[dict], tags: list[str]) -> dict:
     return {
         "cell_type": "code",
         "execution_count": None,
         "id": "",
         "metadata": {"tags": tags},
         "outputs": outputs,
-        "source": _lines(code.rstrip("\n")),
-    }
-
-
-def _unapproved_code(code: str) -> dict:
-    """An example with no approved output yet (only ``make serve`` gets this far): nbval skips it."""
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "",
-        "metadata": {"tags": ["nbval-skip", "not-yet-approved"]},
-        "outputs": [],
         "source": _lines(code.rstrip("\n")),
     }
 
@@ -204,8 +194,7 @@ def _ids(cells: list[dict], page: str) -> None:
 
 
 def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str) -> bytes:
-    """The zip of every shown example (``examples/<page>/<x>.py`` and its ``.out``), the page
-    notebooks (``notebooks/``) and ``README.txt``, in name order, with fixed dates and modes."""
+    """The zip of every shown example with its ``.out``, the page notebooks and ``README.txt``."""
     entries: dict[str, bytes] = {"README.txt": readme.encode()}
     for rel in shown:
         snippet = spec.load(snippets_dir, rel)

@@ -40,8 +40,7 @@ class Include:
 
 
 def outside_fences(markdown: str) -> Iterator[tuple[int, str]]:
-    """Each line of the page that is not inside a fenced code block, with its line number: a
-    ``{{ run }}`` line or a heading shown as code is not one."""
+    """Each line of the page outside fenced code blocks, with its line number."""
     fence: str | None = None
     for number, line in enumerate(markdown.splitlines(), start=1):
         opened = FENCE.match(line)
@@ -69,8 +68,7 @@ def find_includes(markdown: str, page: str) -> list[Include]:
 
 
 def run_all(markdown: str, page: str, engine: Engine) -> dict[int, Outcome]:
-    """Run every include on the page, in order: ``{page line: outcome}``. If any fails, raise one
-    ``SnippetError`` that lists every failure on the page, in page order."""
+    """Run every include on the page: ``{page line: outcome}``; one ``SnippetError`` lists every failure."""
     outcomes, errors = {}, []
     for include in find_includes(markdown, page):
         try:
@@ -118,8 +116,7 @@ def render(
     raw_html: Callable[[str], str] | None = None,
     question: str | None = None,
 ) -> list[str]:
-    """The code, then what the run printed and drew; with a ``question``, the run's part is folded
-    (a collapsed ``??? question`` admonition) under it, and the PDF prints it open."""
+    """The code, then what the run printed and drew (folded under ``question``, if any)."""
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
     out = fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
@@ -162,8 +159,7 @@ def shown_code(source: str) -> tuple[int, str]:
 
 
 def _unapproved_warning(outcome: Outcome, verdict) -> list[str]:
-    """The notice over an output ``make serve`` shows before it is approved: what is new or
-    changed, and which files approving it writes (:mod:`snippet_runner.checking.pending`)."""
+    """The notice over an unapproved output: what changed, and which files approving it writes."""
     waiting = pending(outcome)
     assert waiting is not None  # the verdict is not approved
     why = []

@@ -74,9 +74,7 @@ class Drawer:
         self.folder = folder
 
     def figure(self, picture, snippet, number: int) -> str:
-        """The ``<figure>`` HTML for ``picture`` (a ``messages.Picture``) of ``snippet``, the
-        ``number``-th it showed (from 1). A picture that cannot be drawn raises ``SnippetError``
-        naming the line that showed it."""
+        """The ``<figure>`` for the ``number``-th picture of ``snippet``; ``SnippetError`` if it cannot be drawn."""
         prefix = picture_prefix(snippet.rel, number)
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
@@ -140,8 +138,7 @@ def _key(data: PictureData, prefix: str) -> str:
 
 
 def describe(data: PictureData) -> tuple[str, str]:
-    """(caption, longer description) in words, with the key values: for the ``<figcaption>``,
-    the SVG's ``<title>`` and ``<desc>``."""
+    """(caption, longer description) in words, for the ``<figcaption>``, ``<title>`` and ``<desc>``."""
     if data["kind"] == "graph":
         return _describe_graph(data)
     return _describe_curves(data)
@@ -240,8 +237,7 @@ def _graph_object(data: GraphData) -> dict:
 
 
 def _labelled(attrs: dict) -> dict:
-    """Graphviz reads backslashes in a label as escapes (``\\N`` is the node's name): a label
-    shows its text as written, its line breaks only where we put them."""
+    """Graphviz reads backslashes in a label as escapes (``\\N``): a label shows its text as written."""
     if "label" in attrs:
         lines = attrs["label"].split("\n")
         attrs["label"] = "\\n".join(line.replace("\\", "\\\\") for line in lines)

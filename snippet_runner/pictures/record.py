@@ -96,8 +96,7 @@ class Watch:
             self.graphs[line] = record
 
     def _frame_holding(self, name: str, frame):
-        """(the namespace, the value) where the snippet's code sees ``name``: the innermost of its
-        own frames on the stack that has it, else its globals."""
+        """(namespace, value) of ``name`` in the innermost of the snippet's frames that has it, else its globals."""
         while frame is not None:
             if frame.f_code.co_filename == self.path and name in frame.f_locals:
                 namespace = dict(frame.f_globals)
@@ -177,13 +176,8 @@ def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
 
 
 def number(value: float) -> str:
-    """A value as the picture shows it: 4 significant digits, no ``-0``, ``inf``/``nan`` as words."""
-    value = float(value)
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    text = f"{value:.4g}"
+    """A value as the picture shows it: 4 significant digits (``inf``, ``nan`` as words), no ``-0``."""
+    text = f"{float(value):.4g}"
     return "0" if text == "-0" else text
 
 
@@ -207,8 +201,7 @@ def _nested(values) -> str:
 
 
 def _names(namespace: dict) -> tuple[dict[int, str], list]:
-    """``id(tensor) -> name`` for the snippet's variables and the parameters of its modules, and
-    its tensors as ``(name, tensor)`` pairs, in the order they were defined."""
+    """``id(tensor) -> name`` (modules' parameters too), and the tensors as ``(name, tensor)`` in order."""
     import torch
 
     names: dict[int, str] = {}

@@ -14,9 +14,7 @@ from snippet_runner.pictures.data import GraphData, Step
 
 
 def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str]]]:
-    """(sentence, node ids, incoming edge ids, outgoing edge ids) for each step of the backward
-    pass: its start (the seed), one per node the engine ran, and its end (every leaf's .grad).
-    Empty when the data holds no steps (a graph whose backward never ran has none)."""
+    """(sentence, node ids, in-edge ids, out-edge ids) per step: the seed, each node run, and the end."""
     steps = data.get("steps") or []
     if not steps:
         return []
@@ -56,8 +54,7 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
 
 
 def html(data: GraphData, prefix: str) -> str:
-    """The steps as the ``<div>`` the player reads (and the PDF prints), or "" without steps: it
-    follows the picture's ``<figure>`` (whose id, ``prefix``, its ``data-picture`` names)."""
+    """The steps as the ``<div>`` the player reads and the PDF prints, or "" without steps."""
     items = []
     for text, nodes, arriving, sent in sentences(data):
         attrs = {"data-node": nodes, "data-in": arriving, "data-out": sent}
@@ -73,8 +70,7 @@ def html(data: GraphData, prefix: str) -> str:
 
 
 def _labels(data: GraphData) -> dict[str, str]:
-    """A name for each node in a sentence: the tensor's name, the backward node's class, and for an
-    ``AccumulateGrad`` the leaf it fills (a graph has one per leaf)."""
+    """A name for each node in a sentence (an ``AccumulateGrad`` is named by the leaf it fills)."""
     names = {node["id"]: node["name"] for node in data["nodes"]}
     for edge in data["edges"]:
         if edge["kind"] == "accumulate":

@@ -154,8 +154,7 @@ def source_date_epoch(project: Path) -> int | None:
 
 
 def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None) -> int:
-    """The PDF, into the staging folder: from the cache if nothing it prints changed, else printed
-    once (``pdf.py``) and kept in the cache. Returns the build's exit code so far."""
+    """The PDF into the staging folder, from the cache or printed once; returns the exit code so far."""
     target = project.pdf
     if target is None:
         return 0

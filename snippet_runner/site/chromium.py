@@ -87,8 +87,7 @@ def require() -> str:
 
 @contextmanager
 def launch() -> Iterator[Browser]:
-    """A headless system Chromium under Playwright. Playwright gives it a fresh temporary
-    profile (--user-data-dir) of its own and removes it on close."""
+    """A headless system Chromium under Playwright, with a temporary profile it removes on close."""
     from playwright.sync_api import sync_playwright
 
     executable = require()

@@ -72,8 +72,7 @@ def advice() -> str:
 
 
 def ensure() -> str | None:
-    """The Chromium binary, installed first if need be and possible; None (and one message on
-    stderr) if there is none."""
+    """The Chromium binary, installed first if need be and possible; else None, with one message."""
     found = chromium.find()
     if found is not None:
         return found

@@ -191,8 +191,7 @@ _NODE_ID = re.compile(r"\(node(\d{8})\)")
 
 
 def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
-    """Write ``metadata`` (empty values left out) into the PDF's document information and, with
-    ``epoch``, make its bytes reproducible (see the module's docstring); return its page count."""
+    """Write ``metadata`` into the PDF and, with ``epoch``, make its bytes reproducible; return its pages."""
     import pikepdf
 
     with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:

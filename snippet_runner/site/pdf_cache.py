@@ -28,8 +28,7 @@ _PRINTING = ("pdf.py", "chromium.py")  # the code that prints the page
 
 
 def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
-    """The PDF's key: its print page and the local files it loads, every asset of the site, the
-    Chromium, the printing code and the build's date."""
+    """The PDF's key: the print page, the files it loads, Chromium, the printing code and the date."""
     site = site.resolve()
     digest = hashlib.sha256()
     page = print_page.read_bytes()

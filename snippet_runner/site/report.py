@@ -19,8 +19,7 @@ SERVED_AT = "_build/" + NAME  # its URL under `make serve`, relative to the site
 
 
 def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
-    """Write the report to ``path`` (whole: a build running at the same time never reads half of
-    it); return its path."""
+    """Write the report to ``path`` atomically; return its path."""
     rows = sorted(_unique(records), key=lambda r: (-r.seconds, r.rel))
     ran = [r for r in rows if not r.cached]
     body = "\n".join(

@@ -46,8 +46,7 @@ def snippets_by_page(project: Project) -> dict[str, list[str]]:
 
 
 def page_status(records: list[Record], rels: list[str]) -> dict[str, list[str]]:
-    """For a page showing ``rels``: the versions (oldest first) under which all of them are identical,
-    those under which some differ (or fail), and those whose results for them are not all current."""
+    """The versions under which a page's ``rels`` are all identical, some differ, or are not all current."""
     status: dict[str, list[str]] = {"identical": [], "differs": [], "not current": []}
     for record in sorted(records, key=lambda r: version_key(r.torch)):
         results = [record.result(rel) for rel in rels]

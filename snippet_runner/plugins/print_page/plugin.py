@@ -45,14 +45,8 @@ def fix_print_page(config) -> None:
     if plugin is None or not plugin.config.get("enabled", True):
         return
     basename = plugin.config.get("print_page_basename", "print_page")
-    path = next(
-        (
-            p
-            for p in (Path(config.site_dir) / f"{basename}.html", Path(config.site_dir) / basename / "index.html")
-            if p.is_file()
-        ),
-        None,
-    )
+    site = Path(config.site_dir)
+    path = next((p for p in (site / f"{basename}.html", site / basename / "index.html") if p.is_file()), None)
     if path is None:
         return
     html = path.read_text(encoding="utf-8")

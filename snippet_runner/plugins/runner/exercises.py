@@ -48,8 +48,7 @@ def write(engine: Engine, rel: str, file, failed: bool) -> None:
 
 
 def adjust_page(html: str, page, styles: dict[str, None]) -> str:
-    """mkdocs-jupyter's HTML with its stylesheets taken out (into ``styles``, written once for all
-    notebook pages) and a link to the next page."""
+    """mkdocs-jupyter's HTML without its stylesheets (into ``styles``), with a link to the next page."""
     following = page.next_page
     link = (following.file.url_relative_to(page.file), following.title) if following else None
     html, taken = styles_taken_out(html)

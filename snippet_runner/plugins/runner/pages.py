@@ -39,8 +39,7 @@ class PageRuns:
                 self.errors[""] = error.on_page("mkdocs.yml (snippet-runner build_info)")
 
     def run(self, file) -> None:
-        """Run the snippets ``file`` shows: what it shows goes to ``shown``, a failure to
-        ``errors`` (a broken setup stops the build at once)."""
+        """Run the snippets ``file`` shows: into ``shown``, or ``errors`` (a broken setup stops at once)."""
         if file.src_uri in self.shown or file.src_uri in self.errors:
             return
         name = self.project.shown_path(self.project.docs_dir / file.src_uri)

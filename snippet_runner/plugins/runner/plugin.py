@@ -100,8 +100,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     @property
     def _page_by_page(self) -> bool:
-        """A build runs a page's snippets as MkDocs reads it; serve and ``--dirty`` (which read only
-        some pages) run them all first (``pages.py``)."""
+        """A build runs a page's snippets as MkDocs reads it; serve and ``--dirty`` run them all first."""
         return not self.serving and not self.dirty
 
     def on_nav(self, nav, *, config, files):

@@ -30,9 +30,8 @@ from snippet_runner.checking.pending import pending
 from snippet_runner.errors import SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
-# Snippet failures are errors to the author, but the build must not count them (strict mode turns
-# every warning or error on MkDocs' loggers into a failed build): they go to the terminal through a
-# logger of their own, printed as MkDocs prints its errors.
+# Snippet failures are errors to the author that the build must not count (strict mode fails on any
+# error on MkDocs' loggers): they go to the terminal through a logger of their own.
 _terminal = logging.getLogger("snippet_runner.preview")
 RELOAD_SECONDS = 2
 
@@ -44,13 +43,8 @@ class Preview:
         self.failure: str | None = None  # why the last build failed, as the terminal printed it
         self.raised = False  # whether that build raised (then the site on disk is the one before)
         self._held: _Held | None = None
-        self._snippets_failed = False  # whether this build's snippets failed (it went on regardless)
+        self.snippets_failing = False  # whether this build's snippets failed (it went on regardless)
         self._previous_sigterm: Callable | int | None = None
-
-    @property
-    def snippets_failing(self) -> bool:
-        """Whether this build's snippets failed (and it goes on, to serve the error page)."""
-        return self._snippets_failed
 
     # -- the session -----------------------------------------------------------------------
 
@@ -80,17 +74,17 @@ class Preview:
         self._release()
         self._held = _Held()
         logging.getLogger("mkdocs").addHandler(self._held)
-        self._snippets_failed = False
+        self.snippets_failing = False
 
     def snippets_failed(self, error: SnippetError) -> None:
         """The snippets of this build failed: print it, and serve it until a build succeeds."""
-        self.failure, self.raised, self._snippets_failed = str(error), False, True
+        self.failure, self.raised, self.snippets_failing = str(error), False, True
         _terminal.error(self.failure)
         log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
 
     def built(self, engine: Engine, rels: Iterable[str]) -> None:
         """``on_post_build``: one line per example not yet approved."""
-        if not self._snippets_failed:
+        if not self.snippets_failing:
             self.failure, self.raised = None, False
         for rel in dict.fromkeys(rels):
             try:

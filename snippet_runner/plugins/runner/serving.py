@@ -33,8 +33,7 @@ def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> 
 
 
 def site_wide(config) -> str:
-    """What every page shows besides its own source: the settings, the theme's overrides, and the
-    drift records behind each page's "which PyTorch" line."""
+    """What every page shows besides its own source: the settings, the overrides, the drift records."""
     digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
     root = Path(config.config_file_path).parent
     drift = config.plugins.get("snippet-drift")
@@ -54,8 +53,7 @@ def dirty_note(record: logging.LogRecord) -> bool:
 
 
 def report_app(server, path: Path):
-    """The server's WSGI app, answering the execution report's URL (``report.SERVED_AT``) from
-    ``path``, read afresh on every request; returns the report's full URL."""
+    """Serve the execution report at ``report.SERVED_AT``, read afresh each time; return its URL."""
     url_path = server.mount_path + report.SERVED_AT
     site_app = server.get_app()
 
