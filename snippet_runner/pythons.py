@@ -1,16 +1,13 @@
 """The Pythons this project runs under, and the one flag its snippets' worker gets on every one of them.
 
-**Which.** Python 3.11 to 3.14: every pin in ``requirements.txt`` has a wheel for each, and PyPI
-serves torch 2.13.0 for each. ``make verify WITH_PYTHON=...`` asks :func:`unusable` first, so an
-interpreter the worker cannot start under (3.10 lacks ``typing.NotRequired``), or one without the
-preloaded packages, gets one message instead of the same traceback once per example.
+Python 3.11 to 3.14: every pin has a wheel for each. :func:`unusable` gives one message for an
+interpreter the worker cannot start under (3.10 lacks ``typing.NotRequired``) or that lacks the
+preloaded packages, instead of the same traceback per example.
 
-**One traceback for every version.** Since 3.11, CPython may print a line of markers under a
-frame's source line, and their form changed between versions (``^^^^`` against ``~~~~^^``): an
-approved output would differ under another Python for nothing the example does. The worker runs
-with ``-X no_debug_ranges``, CPython's documented option (the one marked line in
-``running/pool.py``), so no version prints a marker line. Deleting such lines from the captured
-text instead would also delete one an example prints on purpose, and follow each version's layout.
+Since 3.11, CPython may print a line of markers under a frame's source line, in a form that changed
+between versions, so an approved traceback would differ under another Python. The worker runs with
+``-X no_debug_ranges`` (CPython's documented option; ``running/pool.py``), so none prints them.
+Deleting such lines from the output instead would also delete one an example prints on purpose.
 """
 
 from __future__ import annotations

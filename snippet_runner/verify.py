@@ -1,16 +1,12 @@
 """Check every example against its approved output, on the reader's own machine: ``make verify``.
 
-``python -m snippet_runner verify [--python PATH]`` runs every example the site shows and every
-``python`` code fence of the pages, fresh, and prints ``same``, ``differs`` (with the diff) or
-``error`` for each, then a summary; it exits 1 if anything is not the same. No site, no browser.
-
-``--python`` names another interpreter (a conda env, a machine with a GPU) for the engine's
-worker, as ``make drift`` does: only torch and numpy need to be there. An interpreter the worker
-cannot run on (:mod:`snippet_runner.pythons`) is refused once, before anything runs. The comparison
-is the engine's (``warn`` approval mode), so it forgives only what the build forgives, such as the
-torch build label (``BUILD`` in :mod:`snippet_runner.checking.approved`). A code fence prints
-nothing on the page, so it is checked as a throwaway snippet whose approved output is empty, run
-after the namespace the test suite gives fences (``conftest.py``).
+It runs every example the site shows and every ``python`` code fence of the pages, fresh, prints
+``same``, ``differs`` or ``error`` for each, and exits 1 if anything is not the same; no site, no
+browser. ``--python`` runs the worker under another interpreter (a conda env, a GPU machine) that
+has torch and numpy; one it cannot run on (:mod:`snippet_runner.pythons`) is refused once. The
+comparison is the engine's (``warn`` mode), so it forgives only what the build forgives. A fence
+prints nothing on the page, so it runs as a snippet whose approved output is empty, after the
+namespace the test suite gives fences (``conftest.py``).
 """
 
 from __future__ import annotations

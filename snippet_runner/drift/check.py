@@ -53,6 +53,7 @@ _REQUIRED = (
     "compared_with",
     "summary",
     "snippets",
+    "checksum",
 )
 
 
@@ -117,15 +118,8 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
     if outcome.output == approved:
         return {"result": "identical"}
     # one string per line, so the committed record reads (and diffs) like the outputs themselves
-    diff = list(
-        difflib.unified_diff(
-            approved.splitlines(),
-            outcome.output.splitlines(),
-            fromfile=f"{snippet.approved_name} (approved)",
-            tofile=f"under torch {label}",
-            lineterm="",
-        )
-    )
+    before, after = f"{snippet.approved_name} (approved)", f"under torch {label}"
+    diff = list(difflib.unified_diff(approved.splitlines(), outcome.output.splitlines(), before, after, lineterm=""))
     if not diff:  # splitlines() hides a change in line endings alone
         diff = ["(the same lines; only line endings differ, such as a missing final newline)"]
     entry = {"result": "differs", "diff": diff}
@@ -236,17 +230,8 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
     try:
         if created:
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
-        command = [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--progress-bar",
-            "off",
-            f"torch=={version}",
-            *_numpy_pin(root),
-        ]
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
+        command = [*pip, f"torch=={version}", *_numpy_pin(root)]
         if index_url:
             command += ["--index-url", index_url]
         print(f"drift: installing torch=={version} into {venv.relative_to(root)} (pip's log: {log.relative_to(root)})")
@@ -331,11 +316,7 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
             data = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise DriftError(f"{shown}: drift record is not valid JSON ({error}); {redo}") from None
-        if (
-            not isinstance(data, dict)
-            or data.get("format") != FORMAT
-            or not all(k in data for k in (*_REQUIRED, "checksum"))
-        ):
+        if not isinstance(data, dict) or data.get("format") != FORMAT or not all(k in data for k in _REQUIRED):
             raise DriftError(f"{shown}: not a drift record of format {FORMAT}; {redo}")
         if data["checksum"] != checksum(data):
             raise DriftError(

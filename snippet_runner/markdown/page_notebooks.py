@@ -1,20 +1,13 @@
-"""Every teaching page's examples as a notebook to download, and all of them in one archive.
+"""Every teaching page's examples as a notebook to download (each example a code cell with its
+**approved** output, the page's headings as Markdown cells), and all examples in one archive. Both
+come from committed files only, with content-derived cell ids and fixed zip dates and modes, so the
+same commit gives the same bytes.
 
-A page that includes examples gets ``downloads/<page>.ipynb``: each example in page order as a code
-cell, as the listing shows it, with its **approved** output, and the page's headings as Markdown
-cells. ``downloads/autograd-part2-examples.zip`` holds every shown example with its approved output,
-the page notebooks and a README. Both come from committed files only, with content-derived cell ids
-and fixed zip dates and modes, so the same commit gives the same bytes.
-
-Cells are tagged for nbval (``pytest --nbval-lax``), and where a reader's run cannot print the same
-text the tags say so: ``raises-exception`` (the output ends with an ``error`` output),
-``nbval-ignore-output`` when the output names the example's own file, ``nbval-skip`` when it reads
-``__file__`` or has no approved output yet (``not-yet-approved``). Pictures are left out: a
-reader's run of the listing draws none.
-
-nbformat was looked at for writing: it draws a random id for each new cell and writes through
-``json.dumps`` anyway, so the JSON is written here in nbformat 4.5's shape (the tests validate it
-with nbformat). jupytext writes notebooks from scripts, but each example here is one cell.
+Cells are tagged for nbval (``pytest --nbval-lax``), and the tags say where a reader's run cannot
+print the same text: ``raises-exception``, ``nbval-ignore-output`` (the output names the file),
+``nbval-skip`` (it reads ``__file__``, or is ``not-yet-approved``). Pictures are left out: a
+reader's run of the listing draws none. nbformat was looked at for writing: it draws a random id for
+each new cell, so the JSON is written here in its shape (the tests validate it with nbformat).
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """Draw a snippet's pictures as SVG, at build time (never in the sandboxed child), from their checked data.
 
-* **Graphs** are laid out by Graphviz's ``dot`` (:mod:`snippet_runner.pictures.vizjs` says which
-  build and why); the walk is ours (:mod:`snippet_runner.pictures.record`), since ``torchviz``
-  draws no values and no gradients.
-* **Curves** are plotted with matplotlib's SVG backend from an explicit ``Figure`` (no pyplot
-  state), with text kept as text, a fixed hash salt and no date, so the same data gives the same bytes.
-
-Every SVG is then made fit for the page: deterministic (ids come from the data); one colour scheme
-for both palettes (``currentColor`` and CSS variables that ``assets/snippets.css`` sets per
-palette); inlined, so it inherits the page's colours, its text is real text, and the PDF carries it
-as vectors, with ids prefixed per picture so the print page never clashes; accessible
-(``role="img"``, ``<title>``, ``<desc>`` and a ``<figcaption>`` in words, with key values); and
-steppable: every node and edge has an id from the data, which ``assets/backward-steps.js`` lights up
-for the run's steps (:mod:`snippet_runner.pictures.steps`).
-
-**Cache.** An SVG is a function of its data, this code and the drawing libraries' versions, so it
-is cached under a hash of them in ``<cache>/pictures/``: a warm build draws nothing.
+Graphs are laid out by Graphviz (:mod:`snippet_runner.pictures.vizjs`); curves are plotted by
+matplotlib's SVG backend from an explicit ``Figure``, with text kept as text, a fixed hash salt and
+no date, so the same data gives the same bytes. Every SVG is inlined into the page, so it takes the
+page's colours in either palette (``currentColor`` and the CSS variables of ``assets/snippets.css``)
+and its text is real text, also in the PDF; its ids are prefixed per picture, so the print page
+never clashes, and come from the data, so ``assets/backward-steps.js`` can light up each step's
+nodes and edges. It carries ``role="img"``, a ``<title>`` and a ``<desc>`` in words. An SVG is
+cached under a hash of its data, this code and the drawing libraries' versions.
 """
 
 from __future__ import annotations

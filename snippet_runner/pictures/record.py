@@ -1,31 +1,22 @@
 """Pictures from real runs, captured by the build in the snippet's own process: no helper in its code.
 
-A listing stays plain PyTorch; a ``# snippet:`` setting the reader never sees names what to draw
-(``graph loss``, ``curves losses="training loss" xlabel=epoch``). :class:`Watch` is set up by the
-worker's child before the snippet runs, and read after it:
-
-* **graph NAME**: ``torch.autograd.backward`` is wrapped in the child (so the wrapper dies with it).
-  At the first backward pass through the variable ``NAME`` (in the snippet's globals or its own
-  frames' locals), the graph is walked and hooked, then the real backward runs: the picture holds
-  the values that forward pass used and the gradients that really flowed.
-* **curves NAME ...**: when the run ends, each named variable (numbers, one-element tensors, or
-  ``NAME[:,N]`` of a list of tuples) becomes one series.
-
-A setting the run cannot satisfy fails the build with its line.
+A ``# snippet:`` setting the reader never sees names what to draw; :class:`Watch` is set up by the
+worker's child before the snippet runs, and read after it. **graph NAME**: ``torch.autograd.backward``
+is wrapped in the child, and at the first backward pass through ``NAME`` (in the snippet's globals
+or its own frames) the graph is walked and hooked before the real backward runs, so the picture
+holds the values and gradients that really flowed. **curves NAME ...**: when the run ends, each
+named list of numbers becomes a series. A setting the run cannot satisfy fails the build with its line.
 
 **What was looked at.** sphinx-gallery's scrapers save the matplotlib figures an example leaves
 open: that would put matplotlib (its import, its font cache in a read-only sandbox, ``plt.show()``'s
-warning in the output) into every plotting snippet and the reader's requirements, for data the run
-already holds. torchviz draws a ``grad_fn`` graph with no values, gradients or names. So the walk is
-written here, with PyTorch's public hooks: leaves' values when backward starts and ``.grad`` when it
-ends (a callback queued on autograd's engine), the gradient on each edge, what each node saved and
-whether backward freed it (``retain_graph``), and ``steps`` for the player
-(:mod:`snippet_runner.pictures.steps`): one per node hook call, in the engine's own order, never
-guessed from the drawing. A pass whose hooks run in more than one thread has no one order and is
-refused. A graph of more than ``MAX_NODES`` nodes is refused, naming ``stop_at=NAME``.
-
-The data is approved like an output (``<snippet>.pictures.json``) and cached with the run;
-:mod:`snippet_runner.pictures.draw` draws the SVG outside the sandbox.
+warning in the output) into every plotting snippet, for data the run already holds. torchviz draws
+a ``grad_fn`` graph with no values, gradients or names. So the walk is written here, with PyTorch's
+public hooks: values when backward starts, ``.grad`` when it ends (a callback queued on the engine),
+the gradient on each edge, what each node saved and whether backward freed it, and ``steps``, one per
+node hook call in the engine's own order (:mod:`snippet_runner.pictures.steps`). A pass whose hooks
+run in more than one thread has no one order and is refused, as is a graph of more than
+``MAX_NODES`` nodes (``stop_at=NAME`` draws a part). The data is approved like an output
+(``<snippet>.pictures.json``); :mod:`snippet_runner.pictures.draw` draws it outside the sandbox.
 """
 
 from __future__ import annotations

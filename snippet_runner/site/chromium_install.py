@@ -1,15 +1,10 @@
 """Install a Chromium where none is found: the one system package the project still needs.
 
-Playwright's ``playwright install`` and Puppeteer download a browser from their vendors' servers,
-not from a package registry, so the distribution's package is the one that installs wherever the
-registries do. ``make site`` and ``make test`` run this first (``make serve`` prints no PDF):
-
-* a Chromium already there (``chromium.find``): nothing happens;
-* Debian or Ubuntu with ``apt-get``, as root or with ``sudo``: it prints the one command and runs
-  it (Debian's headless shell prints faster; Ubuntu has only ``chromium``), with
-  ``fonts-liberation``, which the browser tests' layout checks were made with;
-* anywhere else, or a ``$CHROMIUM`` that is not there: one message saying what to install. ``make
-  site`` then skips the PDF; ``make test`` (``--required``) stops.
+Playwright and Puppeteer download a browser from their vendors' servers, not a package registry, so
+the distribution's package is what installs wherever the registries do. ``make site`` and ``make
+test`` run this first: with a Chromium there, nothing happens; on Debian or Ubuntu, as root or with
+``sudo``, it prints the one ``apt-get`` command (with ``fonts-liberation``, which the browser tests
+were made with) and runs it; anywhere else, one message says what to install.
 """
 
 from __future__ import annotations

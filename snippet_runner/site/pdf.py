@@ -1,19 +1,15 @@
 """Print the chapter to PDF: the print-site plugin's print page, once, through headless Chromium.
 
-The page is opened from disk in the system Chromium (``chromium.py``) through Playwright's
-``page.pdf``, once KaTeX, Mermaid and the fonts have finished, with every collapsed block open,
-bookmarks, structure tags and page numbers. A browser because the math and diagrams are drawn by
-JavaScript: WeasyPrint-based exporters (mkdocs-with-pdf, mkdocs-pdf-export-plugin) would print raw
-LaTeX, and Chromium's own ``--print-to-pdf`` cannot wait for the page to finish.
+A browser because the math and diagrams are drawn by JavaScript: WeasyPrint-based exporters
+(mkdocs-with-pdf, mkdocs-pdf-export-plugin) would print raw LaTeX, and Chromium's own
+``--print-to-pdf`` cannot wait for KaTeX, Mermaid and the fonts. Before printing, the page is made
+to read like a book (blocks open, ``.ipynb`` links pointed at their section, plain line numbers, tall
+blocks allowed to split); the contents carry no page numbers, which Chromium cannot compute.
 
-Before printing, the page is made to read like a book: links to an ``.ipynb`` point at that page's
-section, line numbers print as plain numbers, and a block taller than a third of a sheet may split.
-The contents carry no page numbers, which Chromium cannot compute (no ``target-counter``).
-
-Then pikepdf (its documented ``docinfo`` and object API) sets the cover's title, author, subject and
-keywords, and makes the bytes the same on every print: Chromium writes the print time as the
-dates and DOM node numbers as structure element ids; the dates become the build's, the node numbers
-their rank (so the ``/IDTree`` stays sorted), and the /ID is derived from the content.
+Then pikepdf (its documented ``docinfo`` and object API) sets the cover's metadata and makes the
+bytes the same on every print: the dates become the build's, the DOM node numbers Chromium writes as
+structure element ids become their rank (so the ``/IDTree`` stays sorted), and the /ID is derived
+from the content.
 """
 
 from __future__ import annotations

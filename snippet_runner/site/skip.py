@@ -1,18 +1,12 @@
 """Whether a build would only write the ``site/`` that is already there: the key of its inputs.
 
-Every expensive step already reuses its work by content, but a MkDocs build still renders every
-page, the search index and the print page: about twice a plain Material build (issue 8). MkDocs'
-``--dirty`` re-renders only pages whose Markdown changed, leaving stale a page whose snippet,
-output, template or setting changed. So the unit is the whole build: when the key of everything it
-reads equals the one stored by the build that made the ``site/`` in place, and that ``site/`` is as
-it was left (each file's size, modification time and inode), nothing is built.
-
-The key covers, by content: every project file except outputs and caches (``SKIPPED``, folders
-with a ``CACHEDIR.TAG``, the site and its staging, virtualenvs); the interpreter and every
-installed distribution's name and version; Chromium's version and the installed ``@viz-js/viz``;
-the build's date; and the ``SNIPPETS_*`` environment variables.
-
-Looked at first: make and doit decide by timestamps, which a checkout or a copy changes.
+A MkDocs build still renders every page, the search index and the print page when nothing changed
+(issue 8), and ``--dirty`` would leave stale a page whose snippet, output, template or setting
+changed. So the unit is the whole build: when the key of everything it reads (by content: every
+project file but outputs and caches, the interpreter and installed distributions, Chromium and
+``@viz-js/viz``, the build's date, the ``SNIPPETS_*`` variables) equals the one stored by the build
+in place, and that ``site/`` is as it was left (sizes, modification times, inodes), nothing is
+built. make and doit decide by timestamps, which a checkout or a copy changes.
 """
 
 from __future__ import annotations

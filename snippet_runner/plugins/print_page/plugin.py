@@ -1,16 +1,13 @@
 """A MkDocs plugin (``print-page-ids`` in mkdocs.yml): make every id on the print page unique, so each of its
 same-page links lands where it should, on the page and in the PDF printed from it.
 
-mkdocs-print-site-plugin prefixes every same-page link in a page's ``<section>`` with the page's key,
-but renames only the ids of headings, list items and footnotes (``update_anchor_ids`` in its urls.py);
-other ids, such as pymdownx.highlight's line anchors and mkdocs-jupyter's ``cell-<n>``, repeat
-from page to page, and the rewritten links pointed nowhere. So, in ``on_post_build`` (after every
-other plugin's), each id of a section that repeats or that a rewritten link points to gets the same
-prefix, on its ``id`` and its ``<a name>``. print-site has no option for it, and none of its code is
-replaced or wrapped; regular expressions, as print-site uses, keep the rest of its bytes as written.
-
-It also gives Material's scripts the print page's real base (``.``, where print-site renders ``/``),
-so that, opened from disk, its search and palette toggle work.
+mkdocs-print-site-plugin prefixes each page's same-page links with the page's key but renames only
+the ids of headings, list items and footnotes (``update_anchor_ids`` in its urls.py), so other ids
+(line anchors, ``cell-<n>``) repeat and the links pointed nowhere. In ``on_post_build``, each id that
+repeats or that a rewritten link points to gets the same prefix. print-site has no option for it,
+and none of its code is replaced or wrapped; regular expressions, as print-site uses, keep the rest
+of its bytes. The print page's base in Material's ``__config`` is made ``.``, where print-site
+writes ``/``, so that, opened from disk, its search and palette toggle work.
 """
 
 from __future__ import annotations

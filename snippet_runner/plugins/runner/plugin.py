@@ -131,12 +131,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_page_markdown(self, markdown, *, page, config, files):
         if page.file.src_uri in self.runs.errors:
             return ""  # the build stops after reading every page (on_env): not a failure per page
-        if page.file.src_uri in self.notebooks:
+        if page.file.src_uri not in self.notebooks:
+            downloads.link(page, markdown)
+        elif self.project.notebook_search_boost != 1:
             # A notebook has no front matter to carry `search: boost:`: set before Material's search reads it
-            if self.project.notebook_search_boost != 1:
-                page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
-            return markdown
-        downloads.link(page, markdown)
+            page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -166,7 +165,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             )
         if self.serving:
             self.preview.built(self.engine, self.shown_rels)
-        if not self.serving:
+        else:
             self._close()
 
     def on_serve(self, server, *, config, builder):
@@ -178,7 +177,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_build_error(self, *, error):
         if self.serving:
             self.preview.build_failed(error)
-        if not self.serving:
+        else:
             self._close()
 
     def on_shutdown(self):

@@ -1,18 +1,13 @@
 """What ``make serve`` adds for an author previewing pages: it never hangs, and says what is unapproved.
 
-MkDocs' development server holds every request until a build succeeds, and a build that fails at
-start-up ends ``mkdocs serve``: a snippet's syntax error, the commonest mistake while writing, left
-the server hanging or gone. So under ``mkdocs serve`` only, the runner plugin hands its snippets'
-failures to :class:`Preview` instead of raising them (``make site`` still stops): the build goes
-on, and every page is answered at once with an error page naming the page, ``file:line`` and the
-message, as the terminal prints them; it reloads itself, so the next good build replaces it. A
-build that fails for another reason (``on_build_error``) is answered the same way, with the
-warnings that caused it, instead of a request that waits for ever.
-
-SIGTERM is made to act like Ctrl-C, so ``on_shutdown`` cleans up. After each build, the terminal
-gets one line per example shown but not approved (:mod:`snippet_runner.checking.pending`).
-All of it uses documented interfaces: plugin events, the server's WSGI ``get_app``/``set_app``,
-a ``logging`` handler and ``signal.signal``.
+MkDocs' development server holds every request until a build succeeds, and a failed start-up build
+ends ``mkdocs serve``: a snippet's syntax error left it hanging or gone. So under ``mkdocs serve``
+only, the plugin hands snippet failures to :class:`Preview` instead of raising them: the build goes
+on, and every page is answered at once with a self-reloading error page naming the page,
+``file:line`` and the message, as does any other failed build (``on_build_error``), with its
+warnings. SIGTERM acts like Ctrl-C, so ``on_shutdown`` cleans up; after each build the terminal
+names each example not yet approved. All through documented interfaces: plugin events, the server's
+WSGI ``get_app``/``set_app``, a ``logging`` handler and ``signal.signal``.
 """
 
 from __future__ import annotations
