@@ -15,8 +15,7 @@ from typing import Protocol
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it and a rename, so a reader (or
-    a crash) never sees half of it. The file is readable by everyone, as a plain write leaves it."""
+    """Write through a temporary file and a rename, so no reader sees half of it; readable by everyone."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

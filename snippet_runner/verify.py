@@ -30,8 +30,7 @@ SAME, DIFFERS, ERROR = "same", "differs", "error"
 
 
 def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
-    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run
-    (not ``notest``; inside admonitions and tabs too, un-indented)."""
+    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run, un-indented."""
     found = []
     lines = page.read_text(encoding="utf-8").splitlines()
     index = 0
@@ -105,12 +104,11 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
                 )
             )
             engines[1].prefetch(list(fenced))
+        checks = [(f"{project.snippets_name}/{rel}", engines[0], rel) for rel in rels]
+        checks += [(f"{where} (code fence)", engines[-1], rel) for rel, where in fenced.items()]
         results = []
-        for rel in rels:
-            results.append((f"{project.snippets_name}/{rel}", *_verdict(engines[0], rel)))
-            _line(out, *results[-1])
-        for rel, where in fenced.items():
-            results.append((f"{where} (code fence)", *_verdict(engines[1], rel)))
+        for name, engine, rel in checks:
+            results.append((name, *_verdict(engine, rel)))
             _line(out, *results[-1])
     except SetupError as error:
         print(f"verify: nothing can run under {interpreter}: {error.message}", file=out)
@@ -147,9 +145,8 @@ def _write_fences(project: Project, folder: Path) -> dict[str, str]:
 
 def _line(out, name: str, verdict: str, detail: str) -> None:
     print(f"{verdict:<8}{name}", file=out)
-    if detail:
-        for text in detail.rstrip("\n").splitlines():
-            print(f"        {text}", file=out)
+    for text in detail.rstrip("\n").splitlines():
+        print(f"        {text}", file=out)
 
 
 def main(argv: list[str] | None = None) -> int:

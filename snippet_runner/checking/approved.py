@@ -88,9 +88,8 @@ def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
 
 
 # -- pictures ----------------------------------------------------------------------------------
-# What a snippet's pictures show is approved like its output: ``<snippet>.pictures.json`` holds the
-# data of every picture it showed, in order, written for a reviewer to read in a diff (one node,
-# edge or series per line). A snippet that shows no picture has no such file.
+# ``<snippet>.pictures.json`` holds the data of every picture a snippet showed, written for a reviewer
+# to read in a diff (one node, edge or series per line); a snippet that shows none has no such file.
 
 
 def pictures_text(pictures) -> str:

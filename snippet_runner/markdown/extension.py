@@ -1,13 +1,11 @@
-"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it.
-
-MkDocs, ProperDocs and Zensical all hand each page to the ``markdown_extensions`` of ``mkdocs.yml``
-(Zensical ignores MkDocs plugins it does not know), and so does a plain call::
+"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it:
+MkDocs, ProperDocs and Zensical (which ignores MkDocs plugins it does not know), or a plain call::
 
     markdown.markdown(text, extensions=["pymdownx.superfences", RunExtension(page="docs/x.md")])
 
 It runs as a preprocessor, before the fenced-code extensions, because it writes fenced blocks. The
 plugin gives it the build's engine (``session``, through ``mdx_configs``); without the plugin, the
-first page loads the project and starts one engine for the process, closed at exit.
+first page loads the project and starts one engine for the process.
 """
 
 from __future__ import annotations

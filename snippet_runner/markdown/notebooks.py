@@ -1,14 +1,10 @@
 """Exercise notebooks: a jupytext script run by the engine becomes an ``.ipynb`` with real outputs.
 
-The exercises are jupytext "percent" scripts in ``snippets/exercises/``, run cell by cell through
-the same worker, cache and approval as every example. This module makes a notebook of the run
-(jupytext for the cells, nbformat for the outputs) that mkdocs-jupyter renders without executing
-anything, then adjusts the page: the template's CDN scripts (MathJax, Mermaid) go, since the site's
-own KaTeX renders the math; solution cells fold into ``<details>``; a download link is added.
-
-The template also inlines 0.6 MB of stylesheets into every notebook page, which search parsed as
-text and the print page carried once per notebook: :func:`styles_taken_out` takes them out, byte for
-byte, and the plugin writes them once to :data:`STYLESHEET`, linked from ``overrides/main.html``.
+The run (cell by cell, through the same worker, cache and approval as every example) becomes a
+notebook that mkdocs-jupyter renders without executing anything; the rendered page then loses the
+template's CDN scripts (the site's own KaTeX renders the math) and its 0.6 MB of inline styles
+(:func:`styles_taken_out`: the plugin writes them once, to :data:`STYLESHEET`), folds solution
+cells into ``<details>``, and gains a download link.
 """
 
 from __future__ import annotations
@@ -130,12 +126,8 @@ def _inline_picture(match: re.Match) -> str:
 
 
 def _fold_cells(html: str, css_class: str, summary: str) -> str:
-    """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block.
-
-    nbconvert puts ``celltag_<tag>`` on a code cell's outer ``<div>`` but on a Markdown cell's
-    rendered text inside it, so the enclosing ``jp-Notebook-cell`` is found by counting nesting (no
-    HTML parser is installed in the build's environment, and this is the one structural edit).
-    """
+    """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block. nbconvert tags a
+    Markdown cell's text, not the cell, so the cell is found by counting nesting (no HTML parser is installed)."""
     spans = []
     stack: list[tuple[int, bool]] = []  # each open <div>: its start, and whether it is a notebook cell
     target: tuple[int, int] | None = None  # the cell being folded: its start and its depth

@@ -74,9 +74,7 @@ FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
 def inputs_key(project, directory_urls: bool = False) -> str:
-    """The key of what :func:`for_project` reads: of each page, its headings, its fences (which
-    decide what is a heading) and its ``{{ run }}`` lines, not its prose; every snippet and approved
-    output; the pins. A prose edit leaves it as it was, so the build keeps the downloads it made."""
+    """The key of what :func:`for_project` reads, but not the pages' prose, so a prose edit keeps the downloads."""
     digest = hashlib.blake2b(f"{directory_urls}\0".encode(), digest_size=20)
     for path in project.pages():
         read = "\n".join(

@@ -90,9 +90,7 @@ def combined(errors: list[SnippetError]) -> SnippetError:
 
 def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], str] | None = None) -> str:
     """Replace each include with code and output; errors name the page line and the snippet.
-
-    ``raw_html`` turns a picture's HTML into what the page holds in its place (the extension's
-    HTML stash, so it passes at any indentation)."""
+    ``raw_html`` stores a picture's HTML (in the extension's stash, so it passes at any indentation)."""
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
     drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
@@ -146,8 +144,7 @@ def render(
 
 
 def shown_code(source: str) -> tuple[int, str]:
-    """The code a reader sees, without the ``# snippet:`` lines at the top, and the file line it
-    starts at, so a traceback's line numbers still match."""
+    """(the file line it starts at, the code a reader sees): without the ``# snippet:`` lines at the top."""
     lines = source.splitlines(keepends=True)
     skip = 0
     while skip < len(lines) and SETTING.match(lines[skip].strip()):

@@ -1,13 +1,10 @@
 """Build the site into a temporary folder and swap it in only when the whole build succeeded.
 
 ``mkdocs build`` cleans its output folder first, so a failed build would leave a half-written
-``site/`` in place of the last good one; MkDocs has no option for this. The whole build includes
-the PDF, printed into the staging folder before the swap (or reused from ``pdf_cache.py``);
-without a Chromium the HTML is still swapped in, and we say the PDF was skipped and how to get it.
-
-Two builds of the same commit give the same bytes: the build's date is the last commit's, and a
-rebuild keeps each old file whose bytes did not change. With nothing changed since the build in
-place, no build runs (``skip.py``); ``--force`` builds anyway.
+``site/`` in place of the last good one, and MkDocs has no option for this. The PDF is part of the
+build (printed, or reused from ``pdf_cache.py``, before the swap); without a Chromium the HTML is
+still swapped in, and we say so. A rebuild keeps each old file whose bytes did not change, and
+with nothing changed no build runs at all (``skip.py``).
 """
 
 from __future__ import annotations
@@ -64,13 +61,11 @@ def build(
     epoch: int | None = None,
     swapped: Callable[[], None] | None = None,
 ) -> int:
-    """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
-    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
+    """Build into a staging folder and only if all of it succeeds swap it in (then call ``swapped``)."""
     site_dir = site_dir.resolve()
     _interrupted.clear()
-    # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
-    # some library's finalizer or `except BaseException` runs is swallowed there (seen once in a test
-    # run: an interrupted build ran to its end and swapped its site in); the note still ends it.
+    # Ctrl-C, and `kill` handled like it. The handler also notes it, since a library's finalizer or
+    # `except BaseException` may swallow the KeyboardInterrupt: the note still ends the build.
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     # The build's date is set for the build only: a caller in the same process (a test, a server)
     # that builds again later must find its own environment, not this build's date.
@@ -117,8 +112,7 @@ def build(
 
 
 def _mkdocs_build(config: Path, site_dir: Path) -> int:
-    """``mkdocs build --strict`` into ``site_dir``, in this process: the plugins this process
-    already imported to read the settings are not imported a second time by a new Python."""
+    """``mkdocs build --strict`` in this process, so the plugins already imported are not imported again."""
     from mkdocs.__main__ import cli
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -193,8 +187,7 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
 
 
 def _keep_unchanged(staging: Path, site_dir: Path) -> None:
-    """Hard-link each old file whose bytes did not change into the new tree, so it keeps its inode
-    and modification time (for rsync and web servers' caches)."""
+    """Hard-link each unchanged old file into the new tree, so it keeps its inode and modification time."""
     if not site_dir.is_dir():
         return
     for new in staging.rglob("*"):

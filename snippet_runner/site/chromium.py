@@ -1,11 +1,9 @@
 """Find the system Chromium and launch it headless through Playwright, with no network of its own.
 
 ``playwright install`` downloads a browser at install time, which fails here (and CI must not
-depend on it); Playwright drives Debian's package through ``executable_path``. The binary is
-``$CHROMIUM`` if set (a path or a command on PATH), else the first on PATH of
-``chromium-headless-shell`` (the same Blink without the browser around it, which Playwright's own
-``headless=True`` uses, and faster: dev/measurements.md), ``chromium``, ``chromium-browser``,
-``google-chrome``.
+depend on it), so Playwright drives the system's through ``executable_path``: ``$CHROMIUM``, else
+the first on PATH of :data:`CANDIDATES`. The headless shell comes first: the same Blink without
+the browser around it, which Playwright's own ``headless=True`` uses, and faster (dev/measurements.md).
 """
 
 from __future__ import annotations

@@ -62,9 +62,8 @@ _LINK_PAGES = r"""() => {
   return changed;
 }"""
 
-# Each line of a listing carries an anchor (<a id name>), and its number a link to it (or, without
-# line numbers, the anchor links to itself). A link written in the prose to a line stays, and so
-# does the anchor it points to.
+# A listing's line anchors and the links of its line numbers lead nowhere on paper: they go, except
+# where the prose links to a line.
 UNLINK_LINE_NUMBERS = r"""() => {
   const line = /__codelineno-\d+-\d+$/;
   let links = 0, anchors = 0;
@@ -134,8 +133,7 @@ class Printed:
 
 
 def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Printed:
-    """Print ``print_page`` (an HTML file) to ``pdf_path``; raise RuntimeError if it does not render.
-    With ``epoch`` (seconds), the PDF's dates are that time and its bytes the same on every print."""
+    """Print ``print_page`` to ``pdf_path`` (with ``epoch``, reproducibly); RuntimeError if it does not render."""
     started = time.perf_counter()
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     with chromium.launch() as browser:
@@ -204,8 +202,7 @@ def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
 
 
 def _number_node_ids(pdf) -> None:
-    """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written
-    (the elements, the table cells' /Headers that name them, the structure tree's /IDTree)."""
+    """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written."""
     import pikepdf
 
     found = {int(n) for n in _NODE_ID.findall(Path(pdf.filename).read_bytes().decode("latin-1"))}

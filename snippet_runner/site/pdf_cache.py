@@ -22,8 +22,6 @@ from snippet_runner.machine import pinned
 # every page's navigation links every other page, and what a linked page says is not printed.
 _REFERENCE = re.compile(rb"""<(?!a\b)[a-z][^>]*?\s(?:src|href|xlink:href)\s*=\s*["']([^"'#?]+)""", re.I)
 KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
-
-
 _PRINTING = ("pdf.py", "chromium.py")  # the code that prints the page
 
 

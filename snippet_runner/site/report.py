@@ -20,7 +20,8 @@ SERVED_AT = "_build/" + NAME  # its URL under `make serve`, relative to the site
 
 def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
     """Write the report to ``path`` atomically; return its path."""
-    rows = sorted(_unique(records), key=lambda r: (-r.seconds, r.rel))
+    first_runs = {r.rel: r for r in reversed(records)}  # a snippet a page shows twice is listed once
+    rows = sorted(first_runs.values(), key=lambda r: (-r.seconds, r.rel))
     ran = [r for r in rows if not r.cached]
     body = "\n".join(
         "<tr>"
@@ -71,13 +72,6 @@ Slowest first.</p>
     if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
         write_atomic(path, page)
     return path
-
-
-def _unique(records: list[RunRecord]) -> list[RunRecord]:
-    seen: dict[str, RunRecord] = {}
-    for record in records:
-        seen.setdefault(record.rel, record)
-    return list(seen.values())
 
 
 def _pages(places: list[str]) -> str:

@@ -22,8 +22,7 @@ from snippet_runner.site import chromium
 from snippet_runner.files import write_atomic
 
 SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
-# A folder that says it is a cache (the Cache Directory Tagging Specification, bford.info/cachedir):
-# mypy's, pytest's and ruff's do. mypy's 50 MB were once read into every build's key.
+# A folder that says it is a cache (bford.info/cachedir), as mypy's, pytest's and ruff's do.
 CACHE_TAG = "CACHEDIR.TAG"
 ENVIRONMENT = ("SNIPPETS_", "SOURCE_DATE_EPOCH", chromium.ENV_VAR)
 RECORDS = Path(".cache") / "site-builds"  # under the project: one record per site folder

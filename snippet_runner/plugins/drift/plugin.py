@@ -1,10 +1,9 @@
 """The "Which PyTorch" page and each page's quiet torch line, generated from ``drift/*.json`` at build time.
 
-A MkDocs plugin (``snippet-drift``, after ``snippet-runner``): ``on_files`` reads and checks every
-record (a bad one stops the build naming the file); on ``which-pytorch.md``, ``<!-- drift-report -->``
-becomes the report, with stale results marked; every page that shows examples gets one line naming the
-versions under which all its outputs are identical, and those under which some differ. The rendering
-is plain functions of the records, so tests can call them without MkDocs.
+``on_files`` checks every record (a bad one stops the build, naming the file); ``<!-- drift-report -->``
+on ``which-pytorch.md`` becomes the report; every page that shows examples gets one line naming the
+versions under which its outputs are identical or differ. The rendering is plain functions of the
+records, so tests call them without MkDocs.
 """
 
 from __future__ import annotations

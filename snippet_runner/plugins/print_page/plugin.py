@@ -29,8 +29,7 @@ _HREF = re.compile(r'\shref="#([^"]+)"')
 
 
 class PrintPagePlugin(BasePlugin):
-    """``print-page-ids`` in mkdocs.yml. Runs after print-site has written the print page, whatever the order of
-    the plugins list, because its post-build step has the lowest priority."""
+    """``print-page-ids``: its post-build step has the lowest priority, so it runs after print-site's."""
 
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:

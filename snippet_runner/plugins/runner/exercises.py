@@ -30,8 +30,7 @@ def add_pages(project: Project, files, config) -> dict[str, str]:
 
 
 def write(engine: Engine, rel: str, file, failed: bool) -> None:
-    """Write the notebook ``file`` is, from the run of ``rel``; for a failed run (the build stops
-    after reading every page), an empty notebook if there is none, for mkdocs-jupyter to read."""
+    """Write the notebook ``file`` is from the run of ``rel`` (after a failed run, an empty one if none)."""
     path = Path(file.abs_src_path)
     if failed:
         if not path.exists():

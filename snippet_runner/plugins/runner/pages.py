@@ -20,8 +20,7 @@ from snippet_runner.project import Project
 
 
 class PageRuns:
-    """What each page's snippets showed in this build (``shown``: a digest per page) and which
-    pages failed (``errors``, ``""`` for the build info)."""
+    """What each page's snippets showed in this build (``shown``, a digest a page) and which failed (``errors``)."""
 
     def __init__(self, project: Project, engine: Engine, notebooks: dict[str, str]) -> None:
         self.project, self.engine, self.notebooks = project, engine, notebooks
@@ -61,8 +60,7 @@ class PageRuns:
             )
 
     def stop_on_errors(self, preview: Preview | None = None) -> None:
-        """One message for every failure, the build info's first, then the pages' in reading order
-        (under ``make serve``, every page's error page instead: ``preview.py``)."""
+        """One message for every failure, in reading order (under ``make serve``, the error page instead)."""
         if self.errors:
             rank = {src_uri: i for i, src_uri in enumerate(["", *self.order])}
             ordered = sorted(self.errors.items(), key=lambda item: rank.get(item[0], len(rank)))
@@ -74,8 +72,7 @@ class PageRuns:
 
 
 def in_read_order(project: Project, shown: dict[str, list[str]], files) -> list[str]:
-    """The snippets in the order MkDocs reads the pages that show them (its files' order, not
-    the navigation's): the worker then runs first what the first page read waits for."""
+    """The snippets in the order MkDocs reads the pages that show them, so the worker runs those first."""
     docs = project.shown_path(project.docs_dir) + "/"
     position = {file.src_uri: i for i, file in enumerate(files.documentation_pages())}
 

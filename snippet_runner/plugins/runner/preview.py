@@ -107,9 +107,8 @@ class Preview:
     # -- the server ------------------------------------------------------------------------
 
     def serve(self, server) -> None:
-        """``on_serve``: while the last build failed, answer every page with the error page at once.
-        The site's answer is fetched beside the request (:class:`_Answer`), since MkDocs' server
-        would hold it for ever if the running build fails; then the error page (or a 503) goes instead."""
+        """``on_serve``: while the last build failed, answer every page with the error page at once, and
+        a request made while a build runs, too, if that build fails (MkDocs' server would hold it for ever)."""
         site_app = server.get_app()
         mount = server.mount_path
 
@@ -145,8 +144,7 @@ class Preview:
 
 
 class _Answer:
-    """The site's answer to one request, fetched in a thread of its own, so that the request can
-    stop waiting for it (a thread left waiting for a good build ends with that build)."""
+    """The site's answer to one request, fetched in a thread of its own, so the request can stop waiting."""
 
     def __init__(self, app, environ) -> None:
         self.done = threading.Event()
@@ -209,8 +207,7 @@ running <code>make serve</code> printed the same message:</p>
 
 
 class _Held(logging.Handler):
-    """The warnings and errors MkDocs logs during one build: ``strict`` fails the build on them and
-    says only how many there were, so the error page lists them."""
+    """The warnings MkDocs logs during one build: ``strict`` says only how many, so the error page lists them."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)

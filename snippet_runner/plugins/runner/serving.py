@@ -15,9 +15,8 @@ log = logging.getLogger("mkdocs.plugins.snippet_runner")
 
 
 def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> None:
-    """Remove the HTML of every page whose snippets now show something else (``now`` against
-    ``before``: page -> digest; key ``""`` is what every page shows), since its source is unchanged
-    and ``--dirty`` would not render it again."""
+    """Remove the HTML of every page whose snippets now show something else (key ``""``: every page),
+    since its source is unchanged and ``--dirty`` would not render it again."""
     if not before:
         return  # the first build of the session renders everything
     everything = now[""] != before.get("")
@@ -44,8 +43,7 @@ def site_wide(config) -> str:
 
 
 def dirty_note(record: logging.LogRecord) -> bool:
-    """MkDocs' warning on every ``--dirty`` build (stale navigation) would fail the strict rebuild,
-    though every changed page is rendered again: it becomes an info line."""
+    """MkDocs' warning on every ``--dirty`` build would fail the strict rebuild: it becomes an info line."""
     if record.levelno == logging.WARNING and str(record.msg).startswith("A 'dirty' build is being performed"):
         record.levelno, record.levelname = logging.INFO, "INFO"
         record.msg = "Dirty build: rendering again the pages whose source, snippets or settings changed"
