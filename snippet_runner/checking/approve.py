@@ -51,7 +51,7 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
                     one.snippet.loc(),
                     "showed different pictures in two fresh runs, so they cannot be approved;"
                     " seed what is random (torch.manual_seed) before computing what they show",
-                    detail=approved.unified(*drawn, "first run", "second run"),
+                    detail=approved.unified(drawn[0], drawn[1], "first run", "second run"),
                 )
         except SnippetError as error:
             yield Approval(rel, error=error)
