@@ -1,12 +1,9 @@
 """Run the chapter's example scripts at build time and keep their printed output honest.
 
-A page names a snippet; the engine runs it once (in a worker process that imported torch once),
-compares what it printed with the approved copy committed beside it, and caches the result so an
-unchanged snippet never runs twice. The MkDocs plugin is a thin layer over :class:`Engine`, and the
-test suite drives the same engine directly.
-
-The public names are imported when first used (PEP 562), not with the package: a command that
-needs one module of it (``make site`` with nothing changed) does not import the engine too.
+The engine runs each snippet a page names in a worker that imported torch once, compares what it
+printed with the approved copy beside it, and caches the result. The public names are imported when
+first used (PEP 562), so a command that needs one module (``make site`` with nothing changed) does
+not import the engine too.
 """
 
 from __future__ import annotations

@@ -42,13 +42,8 @@ def accept(project: Project, only: list[str]) -> int:
 
 
 def serve(config: Path, mkdocs_args: list[str]) -> int:
-    """``mkdocs serve`` for authors: every page as ``make site`` builds it, but not the print page
-    (the PDF's source, which only ``make site`` prints), whose combining of every page would slow
-    every rebuild (dev/measurements.md). Set ``SNIPPETS_PRINT_PAGE=true`` to preview it anyway.
-
-    And ``--dirty``: after an edit MkDocs renders again only the pages that changed, and the
-    plugin (``_forget_changed_pages``) adds those whose snippets' results changed, and all of them
-    when a setting, the theme or the drift records did; Material's search merges the new entries."""
+    """``mkdocs serve --dirty`` for authors (``serving.py``), without the print page, which would
+    slow every rebuild and only ``make site`` prints (``SNIPPETS_PRINT_PAGE=true`` shows it)."""
     import os
 
     from mkdocs.__main__ import cli

@@ -15,8 +15,7 @@ from typing import Protocol
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it and a rename, so a reader (or
-    a crash) never sees half of it. The file is readable by everyone, as a plain write leaves it."""
+    """Write through a temporary file and a rename, so no reader sees half of it; readable by everyone."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -34,7 +33,6 @@ class _Digest(Protocol):
 
 
 def hash_files(digest: _Digest, paths: Iterable[Path], root: Path) -> None:
-    """Feed each file's name (relative to ``root``) and its bytes to ``digest``, in the order given;
-    the NUL between them keeps ``a`` + ``bc`` apart from ``ab`` + ``c``."""
+    """Feed each file's name (relative to ``root``) and bytes to ``digest``, NUL-separated."""
     for path in paths:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")

@@ -1,12 +1,9 @@
 """The project model: every setting of the engine, and which snippets the site shows, in one object.
 
-Settings are written once, in ``mkdocs.yml`` under the ``snippet-runner`` plugin, and MkDocs
-validates them (``plugins/runner/config.py``). The plugin builds a :class:`Project` from its validated
-configuration; the CLI (``make accept``), the test suite and ``make bench`` load the same file the
-same way (:meth:`Project.load`), so none of them can drift from what the build does.
-
-The pages are the source of truth for what runs: a snippet is whatever a page includes, plus the
-scripts of the notebook folders. :meth:`Project.shown` works that out once, for everybody.
+Settings are written once, in ``mkdocs.yml``, and validated by MkDocs (``plugins/runner/config.py``);
+the plugin, the CLI, the tests and ``make bench`` all build a :class:`Project` from that file, so
+none can drift from what the build does. A snippet is whatever a page includes, plus the scripts of
+the notebook folders: :meth:`Project.shown` works that out once, for everybody.
 """
 
 from __future__ import annotations
@@ -49,23 +46,15 @@ class Project:
     warm_up_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        """Every configured path stays inside the project (symlinks resolved): a setting can
-        never make the build read snippets from, or write caches, notebooks or the PDF to,
-        anywhere else."""
-        for name, path in (
-            ("snippets_dir", self.snippets_dir),
-            ("cache_dir", self.cache_dir),
-            ("notebook_dir", self.notebook_dir),
-        ):
+        """Every configured path stays inside the project (symlinks resolved)."""
+        for name in ("snippets_dir", "cache_dir", "notebook_dir"):
+            path = getattr(self, name)
             if not path.resolve().is_relative_to(self.root) or path.resolve() == self.root:
                 raise _config_error(name, f"{path} is not a folder inside the project ({self.root})")
         for folder, docs_folder in self.notebooks.items():
-            for setting, base, rel in (
-                ("notebooks", self.snippets_dir, folder),
-                ("notebooks", self.docs_dir, docs_folder),
-            ):
+            for base, rel in ((self.snippets_dir, folder), (self.docs_dir, docs_folder)):
                 if Path(rel).is_absolute() or not (base / rel).resolve().is_relative_to(base.resolve()):
-                    raise _config_error(setting, f"{rel!r} must be a folder inside {self.shown_path(base)}/")
+                    raise _config_error("notebooks", f"{rel!r} must be a folder inside {self.shown_path(base)}/")
         if self.pdf is not None:
             pdf = Path(self.pdf.path)
             if pdf.is_absolute() or ".." in pdf.parts or pdf.suffix.lower() != ".pdf":
@@ -77,8 +66,7 @@ class Project:
 
     @classmethod
     def from_config(cls, mkdocs_config, plugin_config) -> Project:
-        """From MkDocs' validated configuration: the plugin's own settings and the print-site
-        plugin's PDF target. Paths are relative to the folder that holds ``mkdocs.yml``."""
+        """From MkDocs' validated configuration; paths are relative to ``mkdocs.yml``'s folder."""
         root = Path(mkdocs_config.config_file_path or "mkdocs.yml").resolve().parent
         return cls(
             root=root,
@@ -148,8 +136,7 @@ class Project:
         return dict(found)
 
     def notebook_pages(self) -> dict[str, str]:
-        """``{"exercises/exercise_1.py": "exercises/exercise_1.ipynb"}``: each script of a notebook
-        folder, and the page (relative to the docs folder) it becomes."""
+        """``{"exercises/exercise_1.py": "exercises/exercise_1.ipynb"}``: each notebook script's page."""
         found = {}
         for folder, docs_folder in self.notebooks.items():
             for script in sorted((self.snippets_dir / folder).glob("*.py")):
@@ -171,9 +158,8 @@ class Project:
     # -- the engine ---------------------------------------------------------------------------
 
     def for_build(self, serving: bool = False) -> tuple[str, bool]:
-        """How a build checks and whether it runs: ``(approval, execute)``, from the settings and
-        the environment (``SNIPPETS_APPROVAL``, ``SNIPPETS_EXECUTE``); ``mkdocs serve`` only warns.
-        An approval mode that is not a build's is returned as it is, for the caller to refuse."""
+        """``(approval, execute)`` from the settings and ``SNIPPETS_APPROVAL``/``SNIPPETS_EXECUTE``;
+        ``mkdocs serve`` only warns. An unknown mode is returned for the caller to refuse."""
         execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.execute else "0") != "0"
         approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval)
         return approval, execute
@@ -187,8 +173,7 @@ class Project:
         worker_env: dict[str, str] | None = None,
         python: str | None = None,
     ):
-        """An :class:`~snippet_runner.checking.engine.Engine` with this project's settings
-        (``python``: run the worker under another interpreter, as ``make drift`` does)."""
+        """An :class:`~snippet_runner.checking.engine.Engine` with this project's settings."""
         from snippet_runner.checking.engine import Engine
 
         return Engine(

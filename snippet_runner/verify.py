@@ -1,34 +1,12 @@
 """Check every example against its approved output, on the reader's own machine: ``make verify``.
 
-``python -m snippet_runner verify [--python PATH]`` runs every example the site shows (page
-listings, then the exercise scripts) and every ``python`` code fence of the pages, fresh, in the
-interpreter given (default: this one), and prints one line for each: ``same``, ``differs`` (with
-the diff) or ``error`` (the engine's message), then a summary. It exits 1 if anything is not the
-same. No site is built and no browser is needed: it costs the worker's ``import torch`` and the
-examples themselves, a few seconds.
-
-**Another interpreter** (a conda env with another torch, a machine with a GPU): ``--python``
-names it, and the engine's worker runs under it, exactly as ``make drift`` does; only torch and
-numpy need to be installed there (this project's folder is put on that worker's path, and nothing
-of it is installed into the environment). The build side, which reads the pages and compares,
-stays in the project's own ``.venv``.
-
-**Which Pythons.** Any the worker runs on (:mod:`snippet_runner.pythons`: 3.11 to 3.14) with the
-preloaded packages installed. Another is refused before anything runs, with one message (3.10 could
-not even start the worker, and said so once per example).
-
-**The torch build an example names.** An example that prints ``torch.__version__`` names the build it
-ran under (``2.13.0+cpu``; ``2.13.0+cu130`` from PyPI on Linux). The comparison sets that label aside
-(:mod:`snippet_runner.checking.approved`, ``BUILD``), as the build does: such an example is ``same``,
-with a line naming both builds. No example is named: any may print the version, and nothing else in
-an output is forgiven.
-
-**The comparison is the engine's.** Each example runs through :class:`~snippet_runner.engine.Engine`
-in its ``warn`` approval mode, which compares the output and the pictures' data with the approved
-files (:mod:`snippet_runner.approval`) and says so in ``Outcome.verdict``; anything the build would
-refuse (a different exception, a crash, a time-out, a memory address) is its ``SnippetError``. A
-code fence prints nothing on the page, so it is checked as a throwaway snippet whose approved
-output is empty, run after the namespace the test suite gives fences (``conftest.py``).
+It runs every example the site shows and every ``python`` code fence of the pages, fresh, prints
+``same``, ``differs`` or ``error`` for each, and exits 1 if anything is not the same; no site, no
+browser. ``--python`` runs the worker under another interpreter (a conda env, a GPU machine) that
+has torch and numpy; one it cannot run on (:mod:`snippet_runner.pythons`) is refused once. The
+comparison is the engine's (``warn`` mode), so it forgives only what the build forgives. A fence
+prints nothing on the page, so it runs as a snippet whose approved output is empty, after the
+namespace the test suite gives fences (``conftest.py``).
 """
 
 from __future__ import annotations
@@ -52,9 +30,7 @@ SAME, DIFFERS, ERROR = "same", "differs", "error"
 
 
 def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
-    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run:
-    ```` ```python ```` or ```` ```{.python} ````, not marked ``notest`` (fences inside
-    admonitions and tabs included, un-indented)."""
+    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run, un-indented."""
     found = []
     lines = page.read_text(encoding="utf-8").splitlines()
     index = 0
@@ -79,9 +55,7 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
 
 
 def fence_namespace(root: Path) -> str:
-    """The code that builds what a fence may use: ``pytest_markdown_docs_globals`` of the project's
-    ``conftest.py`` (the test suite's, so it is read from its file, not imported as a module of
-    this package); nothing when the project has none."""
+    """``pytest_markdown_docs_globals`` of the project's ``conftest.py``, read from its file."""
     import importlib.util
 
     path = Path(root) / "conftest.py"
@@ -130,12 +104,11 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
                 )
             )
             engines[1].prefetch(list(fenced))
+        checks = [(f"{project.snippets_name}/{rel}", engines[0], rel) for rel in rels]
+        checks += [(f"{where} (code fence)", engines[-1], rel) for rel, where in fenced.items()]
         results = []
-        for rel in rels:
-            results.append((f"{project.snippets_name}/{rel}", *_verdict(engines[0], rel)))
-            _line(out, *results[-1])
-        for rel, where in fenced.items():
-            results.append((f"{where} (code fence)", *_verdict(engines[1], rel)))
+        for name, engine, rel in checks:
+            results.append((name, *_verdict(engine, rel)))
             _line(out, *results[-1])
     except SetupError as error:
         print(f"verify: nothing can run under {interpreter}: {error.message}", file=out)
@@ -156,8 +129,7 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
 
 
 def _write_fences(project: Project, folder: Path) -> dict[str, str]:
-    """Each fence as a throwaway snippet in ``folder`` with an empty approved output:
-    ``{rel: page:line}``. The fence's own lines come last, after the namespace's code."""
+    """Each fence as a throwaway snippet with an empty approved output: ``{rel: page:line}``."""
     preamble = fence_namespace(project.root)
     found = [f for page in project.pages() for f in fences(page, project.shown_path(page))]
     names = {}
@@ -173,9 +145,8 @@ def _write_fences(project: Project, folder: Path) -> dict[str, str]:
 
 def _line(out, name: str, verdict: str, detail: str) -> None:
     print(f"{verdict:<8}{name}", file=out)
-    if detail:
-        for text in detail.rstrip("\n").splitlines():
-            print(f"        {text}", file=out)
+    for text in detail.rstrip("\n").splitlines():
+        print(f"        {text}", file=out)
 
 
 def main(argv: list[str] | None = None) -> int:

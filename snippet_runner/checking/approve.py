@@ -1,15 +1,13 @@
 """Approving outputs: the one way an approved ``.out`` or ``.pictures.json`` file is written.
 
-Like Pydantic's ``--update-examples``, an author changes a snippet, runs ``make accept`` and reviews
-the new files in the diff. Each snippet runs twice, fresh, in two workers whose hash seeds differ,
-and is approved only if both runs printed the same and showed the same pictures: an output that
-changes from run to run (an unseeded random number, a set's order, a timing) is refused, never
-approved. The engine itself only compares; nothing else writes an approved file.
+Like Pydantic's ``--update-examples``: change a snippet, ``make accept``, review the diff. Each
+snippet runs twice, fresh, in two workers whose hash seeds differ, and is approved only if both
+runs agree, so an output that changes from run to run (an unseeded random number, a set's order)
+is refused, never approved.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -31,8 +29,7 @@ class Approval:
 
 
 def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval]:
-    """Run each snippet in both engines (uncached, in ``warn`` mode, with different hash seeds) and
-    write what they agree on as its approved output and pictures."""
+    """Run each snippet in both engines and write what they agree on as its approved files."""
     if first is second or first.cache is not None or second.cache is not None:
         raise ValueError("approval needs two uncached engines, so each snippet really runs twice")
     for engine in (first, second):
@@ -46,7 +43,7 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
                     one.snippet.loc(),
                     "printed something different in two fresh runs, so its output cannot be approved;"
                     " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
-                    detail=_two_runs(one.output, two.output),
+                    detail=approved.unified(one.output, two.output, "first run", "second run"),
                 )
             drawn = [approved.pictures_text(outcome.pictures) for outcome in (one, two)]
             if drawn[0] != drawn[1]:
@@ -54,7 +51,7 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
                     one.snippet.loc(),
                     "showed different pictures in two fresh runs, so they cannot be approved;"
                     " seed what is random (torch.manual_seed) before computing what they show",
-                    detail=_two_runs(*drawn),
+                    detail=approved.unified(drawn[0], drawn[1], "first run", "second run"),
                 )
         except SnippetError as error:
             yield Approval(rel, error=error)
@@ -65,10 +62,3 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
         if approved.write_pictures(one.snippet.expected_pictures_path, drawn[0]):
             done.updated.append(one.snippet.approved_pictures_name)
         yield done
-
-
-def _two_runs(first: str, second: str) -> str:
-    lines = difflib.unified_diff(
-        first.splitlines(keepends=True), second.splitlines(keepends=True), "first run", "second run"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

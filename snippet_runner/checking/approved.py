@@ -18,12 +18,9 @@ MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
 # id(obj) in CPython is the object's address: on 64-bit Linux, user-space addresses lie between
 # 2**40 and 2**47, which print as 13 to 15 decimal digits.
 DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
-# The torch build an output names (issue 42). An example printing ``torch.__version__`` names the build
-# it ran under: ``2.13.0+cpu``, ``2.13.0+cu130`` (PyPI's Linux wheel), ``2.13.0`` (macOS). That line
-# describes the environment, not what torch computed, so outputs are also compared without the local
-# label (PEP 440) of such versions: another build of the same release agrees, its verdict names both,
-# and approving it keeps the file as it is. Only a label that starts with a letter, after a version of
-# three numbers, is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is still not ``2.13.0``.
+# The torch build an output names (``2.13.0+cpu``, ``2.13.0+cu130``) describes the environment, not what
+# torch computed, so outputs are also compared without that local label (PEP 440). Only a letter-led
+# label after three numbers is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is not ``2.13.0``.
 BUILD = re.compile(r"(?<![\w.])(\d+\.\d+\.\d+)(\+[A-Za-z][A-Za-z0-9.]*)?")
 
 
@@ -57,13 +54,15 @@ def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
         return Verdict(approved=True)
     if release_only(expected) == release_only(actual):
         return Verdict(approved=True, builds=_builds(expected, actual))
-    diff = difflib.unified_diff(
-        expected.splitlines(keepends=True),
-        actual.splitlines(keepends=True),
-        fromfile=f"{display_name} (approved)",
-        tofile=f"{display_name} (this build)",
+    return Verdict(
+        approved=False, diff=unified(expected, actual, f"{display_name} (approved)", f"{display_name} (this build)")
     )
-    return Verdict(approved=False, diff="".join(line if line.endswith("\n") else line + "\n" for line in diff))
+
+
+def unified(first: str, second: str, fromfile: str, tofile: str) -> str:
+    """A unified diff whose every line ends with a newline, even where the text did not."""
+    lines = difflib.unified_diff(first.splitlines(keepends=True), second.splitlines(keepends=True), fromfile, tofile)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def write(expected_path: Path, actual: str) -> bool:
@@ -89,9 +88,8 @@ def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
 
 
 # -- pictures ----------------------------------------------------------------------------------
-# What a snippet's pictures show is approved like its output: ``<snippet>.pictures.json`` holds the
-# data of every picture it showed, in order, written for a reviewer to read in a diff (one node,
-# edge or series per line). A snippet that shows no picture has no such file.
+# ``<snippet>.pictures.json`` holds the data of every picture a snippet showed, written for a reviewer
+# to read in a diff (one node, edge or series per line); a snippet that shows none has no such file.
 
 
 def pictures_text(pictures) -> str:

@@ -1,10 +1,8 @@
 """What is not yet approved about a run that ``make serve`` shows anyway, and what approving it writes.
 
-A build in warn mode (``make serve``) shows an output that has no approved copy, or differs from
-it, under a notice instead of failing; the page's notice and the terminal's line both say which
-approved files ``make accept`` would create or rewrite, so that the author knows what the diff to
-review will hold. One place decides that, from the same comparisons the engine makes
-(:mod:`snippet_runner.checking.approved`), so the notice and the terminal always agree.
+The page's notice and the terminal's line both say which approved files ``make accept`` would
+create, rewrite or remove; one place decides it, from the engine's own comparisons
+(:mod:`snippet_runner.checking.approved`), so the two always agree.
 """
 
 from __future__ import annotations

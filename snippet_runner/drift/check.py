@@ -1,19 +1,12 @@
 """Drift: run every example under another torch and record, per example, what would change.
 
-``make drift TORCH=2.15.0`` runs ``python -m snippet_runner.drift 2.15.0``, which
-
-1. installs that torch (and the project's numpy) into ``.cache/drift/venv-<version>/``, a virtualenv
-   of its own that is kept between runs and never touches ``.venv``;
-2. runs every snippet and every exercise script through the same engine as the build (the worker
-   simply runs under that virtualenv's Python), fresh, with no cache;
-3. compares each output with the approved ``.out`` file and classes it (``RESULTS`` below);
-4. writes ``drift/torch-<version>.json``: one committed file per version, so re-running one version
-   replaces only its own record, and a failed run writes nothing.
-
-A record carries the engine version that made it, a fingerprint of each example's source and
-approved output (so the site can say when the approved output changed since: *stale*), and a
-checksum of its own content (so a hand-edited or damaged record is caught, not shown). Reading
-records back (:func:`load_records`) is what the "Which PyTorch" page does at build time.
+``make drift TORCH=2.15.0`` installs that torch (with the project's numpy) into a virtualenv of its
+own under ``.cache/drift/``, kept between runs and never touching ``.venv``; runs every example
+through the same engine as the build, fresh; classes each output against the approved one
+(``RESULTS``); and writes ``drift/torch-<version>.json``, one committed file per version (a failed
+run writes nothing). A record carries a fingerprint of each example's source and approved output,
+so the site can say when one changed since (*stale*), and a checksum of its own content, so a
+hand-edited or damaged record is caught, not shown (:func:`load_records`).
 """
 
 from __future__ import annotations
@@ -38,9 +31,7 @@ from snippet_runner.machine import installed_version
 from snippet_runner.project import Project
 from snippet_runner.running import snippet as spec
 
-# The record's own format, apart from the package's version: a new release of the package reads the
-# records an older one wrote, until the record's layout itself changes. (``engine`` in a record only
-# says which package version wrote it.)
+# The record's layout, apart from the package's version (``engine``), so a new release reads old records.
 FORMAT = 1
 RECORDS_DIR = "drift"
 VENVS_DIR = Path(".cache") / "drift"
@@ -62,6 +53,7 @@ _REQUIRED = (
     "compared_with",
     "summary",
     "snippets",
+    "checksum",
 )
 
 
@@ -93,8 +85,7 @@ class Record:
 
 
 def fingerprint(snippets_dir: Path, rel: str) -> dict:
-    """Hashes of what an outcome depends on in the project: the example's code (with the local
-    modules it imports) and its approved output. A record whose hashes no longer match is stale."""
+    """Hashes of the example's code (and local modules) and approved output: stale when they change."""
     snippet = spec.load(snippets_dir, rel)
     source = hashlib.sha256(snippet.source.encode())
     for module in snippet.local_modules:
@@ -127,15 +118,8 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
     if outcome.output == approved:
         return {"result": "identical"}
     # one string per line, so the committed record reads (and diffs) like the outputs themselves
-    diff = list(
-        difflib.unified_diff(
-            approved.splitlines(),
-            outcome.output.splitlines(),
-            fromfile=f"{snippet.approved_name} (approved)",
-            tofile=f"under torch {label}",
-            lineterm="",
-        )
-    )
+    before, after = f"{snippet.approved_name} (approved)", f"under torch {label}"
+    diff = list(difflib.unified_diff(approved.splitlines(), outcome.output.splitlines(), before, after, lineterm=""))
     if not diff:  # splitlines() hides a change in line endings alone
         diff = ["(the same lines; only line endings differ, such as a missing final newline)"]
     entry = {"result": "differs", "diff": diff}
@@ -218,10 +202,7 @@ print(json.dumps(info))
 
 
 def _probe(python: str, load: bool = True) -> dict:
-    """What ``python`` runs: its version, torch's build and whether CUDA is there. With ``load``
-    false, a CPU-only build (``+cpu`` in its version, which its metadata carries) is taken at its
-    word, with no CUDA, and not imported: the worker that runs the examples next imports it anyway,
-    and reports a failure as its own, so the probe's import would only repeat it."""
+    """``python``'s version, torch build and CUDA; without ``load``, a ``+cpu`` build is not imported."""
     result = subprocess.run([python, "-c", _PROBE, "import" if load else "read"], capture_output=True, text=True)
     if result.returncode != 0:
         raise DriftError(f"{python} does not run: {_last_line(result.stderr)}")
@@ -249,17 +230,8 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
     try:
         if created:
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
-        command = [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--progress-bar",
-            "off",
-            f"torch=={version}",
-            *_numpy_pin(root),
-        ]
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
+        command = [*pip, f"torch=={version}", *_numpy_pin(root)]
         if index_url:
             command += ["--index-url", index_url]
         print(f"drift: installing torch=={version} into {venv.relative_to(root)} (pip's log: {log.relative_to(root)})")
@@ -327,18 +299,14 @@ def _install_failure(version: str, text: str, log: Path) -> str:
 
 
 def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | None = None) -> list[Record]:
-    """Every ``drift/torch-*.json``, checked; raise ``DriftError`` naming the first bad file.
-
-    Bad: not JSON, edited by hand (checksum), a name that does not match its torch, made by another
-    engine version, or about an example that no longer exists. An example whose source or approved
-    output changed since is *stale*, and one the record lacks is *unchecked*: shown, not fatal.
-    """
+    """Every ``drift/torch-*.json``, checked; raise ``DriftError`` naming the first bad file (not
+    JSON, a wrong checksum or name, or an example that no longer exists). An example whose source
+    or approved output changed since is *stale*, and one the record lacks *unchecked*: not fatal."""
     root = Path(root)
     folder = root / records_dir
-    if project is None and (root / "docs").is_dir():
-        project = Project.load(root / "mkdocs.yml")
-    snippets_dir = project.snippets_dir if project is not None else root / "snippets"
-    current = list(project.shown()) if project is not None else []
+    project = project or Project.load(root / "mkdocs.yml")
+    snippets_dir = project.snippets_dir
+    current = list(project.shown())
     fingerprints: dict[str, dict | None] = {}  # each example's hashes, computed once for every record
     records = []
     for path in sorted(folder.glob("torch-*.json")) if folder.is_dir() else []:
@@ -348,11 +316,7 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
             data = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise DriftError(f"{shown}: drift record is not valid JSON ({error}); {redo}") from None
-        if (
-            not isinstance(data, dict)
-            or data.get("format") != FORMAT
-            or not all(k in data for k in (*_REQUIRED, "checksum"))
-        ):
+        if not isinstance(data, dict) or data.get("format") != FORMAT or not all(k in data for k in _REQUIRED):
             raise DriftError(f"{shown}: not a drift record of format {FORMAT}; {redo}")
         if data["checksum"] != checksum(data):
             raise DriftError(

@@ -1,16 +1,11 @@
-"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it.
-
-MkDocs, ProperDocs and Zensical all read ``markdown_extensions`` from ``mkdocs.yml`` and hand each
-page to Python-Markdown; Zensical ignores MkDocs plugins it does not know. Listing this extension
-there (``- snippet_runner.markdown.extension``) means the pages show their real outputs under any of them,
-and so does a plain call::
+"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it:
+MkDocs, ProperDocs and Zensical (which ignores MkDocs plugins it does not know), or a plain call::
 
     markdown.markdown(text, extensions=["pymdownx.superfences", RunExtension(page="docs/x.md")])
 
-The expansion runs as a preprocessor, before the fenced-code extensions see the page, because it
-writes fenced blocks. The MkDocs plugin gives it the build's project and engine in the extension's
-configuration (``session``, through MkDocs' ``mdx_configs``); without the plugin, the first page
-loads the project from ``mkdocs.yml`` and starts one engine for the process, closed at exit.
+It runs as a preprocessor, before the fenced-code extensions, because it writes fenced blocks. The
+plugin gives it the build's engine (``session``, through ``mdx_configs``); without the plugin, the
+first page loads the project and starts one engine for the process.
 """
 
 from __future__ import annotations
@@ -40,8 +35,7 @@ PRIORITY = 28
 
 @functools.cache
 def _standalone(config_file: str) -> tuple[Project, Engine]:
-    """Without the plugin (another builder, a plain call): the project from ``mkdocs.yml`` and one
-    engine for the process, since Python-Markdown makes the extension anew for every page."""
+    """Without the plugin: one project and engine for the process (the extension is made per page)."""
     project = Project.load(config_file)
     engine = project.engine()
     atexit.register(engine.close)

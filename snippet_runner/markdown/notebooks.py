@@ -1,21 +1,10 @@
 """Exercise notebooks: a jupytext script run by the engine becomes an ``.ipynb`` with real outputs.
 
-The exercises live in ``snippets/exercises/`` as jupytext "percent" scripts, so ``python file.py``
-runs them like any snippet and the engine runs them cell by cell, through the same worker, cache
-and approval as every other example. This module turns such a run into a notebook (jupytext for
-the cells, nbformat for the outputs) that mkdocs-jupyter renders without executing anything, and
-then adjusts the rendered page: mkdocs-jupyter's template loads MathJax and Mermaid from CDNs, so
-those scripts are removed (KaTeX from the site's own assets renders the math; with no MathJax URL
-the template still leaves an empty ``<script src="">``, removed too), solution cells are
-folded into a ``<details>`` block, and a download link to the ``.ipynb`` is added.
-
-The template also writes its stylesheets into the page, inline: 0.6 MB of CSS in every notebook
-page, which Material's search plugin parsed as page text, and the print page and each of its PDF
-parts carried once per notebook. :func:`styles_taken_out` takes them out; the plugin writes them
-once, in order, to :data:`STYLESHEET`, which the pages that show a notebook link from their head
-(``overrides/main.html``), after the theme's and the site's own stylesheets, as before. They are
-kept byte for byte, the last one too, though mkdocs-jupyter writes it as a Python list's repr
-(``['pre { …'``) that matches nothing: the same rules, in the same order, style the same pages.
+The run (cell by cell, through the same worker, cache and approval as every example) becomes a
+notebook that mkdocs-jupyter renders without executing anything; the rendered page then loses the
+template's CDN scripts (the site's own KaTeX renders the math) and its 0.6 MB of inline styles
+(:func:`styles_taken_out`: the plugin writes them once, to :data:`STYLESHEET`), folds solution
+cells into ``<details>``, and gains a download link.
 """
 
 from __future__ import annotations
@@ -42,9 +31,7 @@ SOLUTION_TAG = "solution"
 
 
 def to_notebook(outcome: Outcome, drawer=None) -> str:
-    """The notebook JSON for a run of a percent script, each code cell carrying its own output,
-    and the pictures it showed (drawn by ``drawer``, a :class:`~snippet_runner.pictures.draw.Drawer`)
-    as SVG outputs of the cell that showed them."""
+    """The notebook JSON for a run of a percent script: each code cell with its output and pictures."""
     import jupytext  # imported here, not at the top: 0.17 s of every build that writes no notebook
     import nbformat
 
@@ -78,22 +65,13 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
 
 
 def hidden_settings_removed(source: str) -> str:
-    """A cell's code as the reader gets it: the engine's ``# snippet:`` lines are the build's (a
-    notebook shows no line numbers, so nothing else has to change)."""
+    """A cell's code as the reader gets it: without the build's ``# snippet:`` lines."""
     lines = [line for line in source.splitlines() if not SETTING.match(line.strip())]
     return "\n".join(lines).strip("\n")
 
 
 def _content_ids(cells, name: str) -> None:
-    """Give each cell an id derived from its content, in place of nbformat's random one.
-
-    nbformat (through jupytext) draws a random id for every new cell, so the same script gave a
-    different notebook, and a different rendered page (``id="cell-id=..."``), on every build; the
-    build rewrote the notebooks and mkdocs-jupyter converted them again even when nothing changed.
-    An id is 8 hex digits (nbformat's own length) of the SHA-256 of the notebook's name and the
-    cell's type and source, so the same cell in two notebooks (both end up on the print page) gets
-    two ids; ``-2``, ``-3``... are added to a repeat of an identical cell within one notebook.
-    """
+    """Content-derived ids in place of nbformat's random ones, so the same script gives the same page."""
     seen: dict[str, int] = {}
     for cell in cells:
         digest = hashlib.sha256(f"{name}\0{cell.cell_type}\0{cell.source}".encode()).hexdigest()[:8]
@@ -138,9 +116,7 @@ _SVG_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
 
 
 def _inline_picture(match: re.Match) -> str:
-    """nbconvert shows an SVG output as a base64 ``<img>`` ("No description has been provided"):
-    one of our pictures goes back inline, as on the other pages, so it takes the page's colours,
-    its text is text, and its caption says what it shows."""
+    """nbconvert shows an SVG output as an undescribed ``<img>``: ours goes back inline, captioned."""
     svg = base64.b64decode(match["data"]).decode("utf-8", errors="replace")
     if 'class="snippet-picture-svg"' not in svg:
         return match.group(0)
@@ -150,15 +126,8 @@ def _inline_picture(match: re.Match) -> str:
 
 
 def _fold_cells(html: str, css_class: str, summary: str) -> str:
-    """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block.
-
-    nbconvert marks a tagged cell with a ``celltag_<tag>`` class: on the cell's outer ``<div>`` for
-    a code cell, but on the rendered Markdown inside the cell for a Markdown cell. So the block
-    folds the outermost enclosing ``jp-Notebook-cell`` ``<div>`` of each tagged element (the element
-    itself when no cell encloses it), found by counting nesting; a solution's text, its code and the
-    explanation after it, tagged alike, then sit side by side and fold as one. (No HTML parser is
-    installed in the build's environment, and this is the one structural edit we make.)
-    """
+    """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block. nbconvert tags a
+    Markdown cell's text, not the cell, so the cell is found by counting nesting (no HTML parser is installed)."""
     spans = []
     stack: list[tuple[int, bool]] = []  # each open <div>: its start, and whether it is a notebook cell
     target: tuple[int, int] | None = None  # the cell being folded: its start and its depth

@@ -1,34 +1,13 @@
-"""Every teaching page's examples as a notebook to download, and all of them in one archive.
+"""Every teaching page's examples as a notebook to download (each example a code cell with its
+**approved** output, the page's headings as Markdown cells), and all examples in one archive. Both
+come from committed files only, with content-derived cell ids and fixed zip dates and modes, so the
+same commit gives the same bytes.
 
-A page that includes examples (``{{ run … }}``) gets ``downloads/<page>.ipynb``: its examples in
-page order, each as a code cell exactly as the listing shows it (the ``# snippet:`` settings left
-out) carrying its **approved** output (``<example>.out``), with the page's section headings and a
-link back to the page as Markdown cells. ``downloads/autograd-part2-examples.zip`` holds every
-example the site shows with its approved output, the page notebooks, and a README saying how to
-check them. Both are written by the build, from committed files only, so the same commit gives the
-same bytes: cell ids are derived from the content (as for the exercise notebooks), and every zip
-entry has a fixed date and mode.
-
-The cells are tagged for nbval (``pytest --nbval-lax page.ipynb`` compares every cell tagged
-``nbval-check-output``): each cell is, except where a reader's run cannot print the same text,
-which is said in the cell's tags and nowhere hidden:
-
-* an example meant to raise is tagged ``raises-exception``; its output is what it printed, then an
-  ``error`` output with the exception's type and message (nbval compares those, not the traceback);
-* an example whose approved output names its own file (a warning points at ``x.py:10``, where
-  Jupyter names a temporary file of its own) is tagged ``nbval-ignore-output``: it runs, its text
-  is not compared (``make verify`` compares it, as a script);
-* an example that reads ``__file__``, which a notebook does not define, is tagged ``nbval-skip``;
-* an example with no approved output yet, which only ``make serve`` shows (a strict build stops
-  first), has no output and is tagged ``nbval-skip`` and ``not-yet-approved``.
-
-Pictures are not in these notebooks: a reader's run of the listing draws none (the build draws them
-from the run, outside the code), and nbval would compare an output the run cannot give.
-
-nbformat was looked at for writing: it validates, but draws a random id for each new cell and
-writes through ``json.dumps`` anyway, so the JSON is written here, with nbformat's own shape
-(nbformat 4.5) and validated by it in the tests. jupytext writes notebooks from scripts, but each
-example here is one cell, with no markers to split.
+Cells are tagged for nbval (``pytest --nbval-lax``), and the tags say where a reader's run cannot
+print the same text: ``raises-exception``, ``nbval-ignore-output`` (the output names the file),
+``nbval-skip`` (it reads ``__file__``, or is ``not-yet-approved``). Pictures are left out: a
+reader's run of the listing draws none. nbformat was looked at for writing: it draws a random id for
+each new cell, so the JSON is written here in its shape (the tests validate it with nbformat).
 """
 
 from __future__ import annotations
@@ -66,9 +45,7 @@ def notebook_name(page: str) -> str:
 
 
 def for_project(project, directory_urls: bool = False) -> tuple[list[PageNotebook], bytes]:
-    """Every page's notebook and the archive, from the project's committed files only (pages,
-    examples, approved outputs), so any build of a commit, a dirty rebuild included, and the tests
-    get the same bytes. ``project``: a :class:`~snippet_runner.project.Project`."""
+    """Every page's notebook and the archive, from the project's committed files only."""
     notebooks = []
     for path in project.pages():
         src = path.relative_to(project.docs_dir).as_posix()
@@ -84,8 +61,7 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
 
 
 def _pinned(root: Path, name: str) -> str:
-    """The version ``requirements.txt`` pins (a committed file, so every build writes the same
-    README), else the installed one, without a local tag such as ``+cpu``."""
+    """The version ``requirements.txt`` pins (so every build writes the same README), else the installed one."""
     requirements = Path(root) / "requirements.txt"
     if requirements.is_file():
         for line in requirements.read_text(encoding="utf-8").splitlines():
@@ -98,9 +74,7 @@ FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
 def inputs_key(project, directory_urls: bool = False) -> str:
-    """The key of what :func:`for_project` reads: of each page, its headings, its fences (which
-    decide what is a heading) and its ``{{ run }}`` lines, not its prose; every snippet and approved
-    output; the pins. A prose edit leaves it as it was, so the build keeps the downloads it made."""
+    """The key of what :func:`for_project` reads, but not the pages' prose, so a prose edit keeps the downloads."""
     digest = hashlib.blake2b(f"{directory_urls}\0".encode(), digest_size=20)
     for path in project.pages():
         read = "\n".join(
@@ -116,9 +90,7 @@ def inputs_key(project, directory_urls: bool = False) -> str:
 
 
 def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
-    """The notebook of one page (``markdown`` its source; ``shown`` its name in messages, ``page``
-    relative to the docs folder), or None if it shows no example. ``page_url``: the page, as a
-    link from the downloads folder. Its title is the page's own (its first ``#`` heading)."""
+    """The notebook of one page, or None if it shows no example."""
     includes = {include.line: include.rel for include in find_includes(markdown, shown)}
     if not includes:
         return None
@@ -161,8 +133,8 @@ def _markdown(text: str) -> dict:
 
 def _code(snippet: spec.Snippet) -> dict:
     _, code = shown_code(snippet.source)
-    if not snippet.expected_output_path.is_file():
-        return _unapproved_code(code)
+    if not snippet.expected_output_path.is_file():  # only `make serve` gets this far: nbval skips it
+        return _code_cell(code, [], ["nbval-skip", "not-yet-approved"])
     approved = snippet.expected_output_path.read_text(encoding="utf-8")
     printed, error = approved, None
     if snippet.raises is not None and TRACEBACK in approved:
@@ -180,27 +152,16 @@ def _code(snippet: spec.Snippet) -> dict:
         tags = ["nbval-ignore-output", *tags[1:]]
     if "__file__" in code:
         tags.append("nbval-skip")
+    return _code_cell(code, outputs, tags)
+
+
+def _code_cell(code: str, outputs: list[dict], tags: list[str]) -> dict:
     return {
         "cell_type": "code",
         "execution_count": None,
         "id": "",
         "metadata": {"tags": tags},
         "outputs": outputs,
-        "source": _lines(code.rstrip("\n")),
-    }
-
-
-def _unapproved_code(code: str) -> dict:
-    """An example with no approved output yet: only ``make serve`` gets this far with one (a
-    strict build stops before the downloads are written), and it previews the page while the
-    author writes it. The cell has its code and no output, and nbval skips it: there is nothing
-    approved to compare with."""
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "",
-        "metadata": {"tags": ["nbval-skip", "not-yet-approved"]},
-        "outputs": [],
         "source": _lines(code.rstrip("\n")),
     }
 
@@ -224,8 +185,7 @@ def _ids(cells: list[dict], page: str) -> None:
 
 
 def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str) -> bytes:
-    """The zip of every shown example (``examples/<page>/<x>.py`` and its ``.out``), the page
-    notebooks (``notebooks/``) and ``README.txt``, in name order, with fixed dates and modes."""
+    """The zip of every shown example with its ``.out``, the page notebooks and ``README.txt``."""
     entries: dict[str, bytes] = {"README.txt": readme.encode()}
     for rel in shown:
         snippet = spec.load(snippets_dir, rel)

@@ -1,15 +1,10 @@
 """Expand ``{{ run <page>/<file>.py }}`` lines into the snippet's code and its real output.
 
-The expansion is plain Markdown (two fenced blocks, and a warning admonition when the output is not
-approved), so everything downstream sees the real output as ordinary page text: search, the print
-page behind the PDF, and the table of contents. markdown-exec and pymdownx.snippets were the
-candidates: the first runs code inside the MkDocs process with no cache, no expected exceptions and
-no warnings captured; the second only includes text. Neither can run through our engine.
-
-Lines inside fenced code blocks are left alone, so a page can show the directive itself.
-
-This module is plain text in, text out; :mod:`snippet_runner.markdown.extension` makes it a Python-Markdown
-extension, which is how MkDocs (and any other builder that runs Python-Markdown) expands pages.
+The expansion is plain Markdown (two fenced blocks, and a warning when the output is not approved),
+so search, the print page and the table of contents see the real output as page text. markdown-exec
+runs code inside the MkDocs process with no cache, no expected exceptions and no captured warnings;
+pymdownx.snippets only includes text: neither can run through our engine. Lines inside fenced code
+blocks are left alone, so a page can show the directive itself.
 """
 
 from __future__ import annotations
@@ -45,8 +40,7 @@ class Include:
 
 
 def outside_fences(markdown: str) -> Iterator[tuple[int, str]]:
-    """Each line of the page that is not inside a fenced code block, with its line number: a
-    ``{{ run }}`` line or a heading shown as code is not one."""
+    """Each line of the page outside fenced code blocks, with its line number."""
     fence: str | None = None
     for number, line in enumerate(markdown.splitlines(), start=1):
         opened = FENCE.match(line)
@@ -68,15 +62,13 @@ def find_includes(markdown: str, page: str) -> list[Include]:
             includes.append(Include(number, match["indent"], match["rel"], match["question"]))
         elif LOOKS_LIKE_DIRECTIVE.search(INLINE_CODE.sub("", line)):
             raise SnippetError(
-                f"{page}:{number}",
-                f"malformed include {line.strip()!r}; expected {SYNTAX} on a line of its own",
+                f"{page}:{number}", f"malformed include {line.strip()!r}; expected {SYNTAX} on a line of its own"
             )
     return includes
 
 
 def run_all(markdown: str, page: str, engine: Engine) -> dict[int, Outcome]:
-    """Run every include on the page, in order: ``{page line: outcome}``. If any fails, raise one
-    ``SnippetError`` that lists every failure on the page, in page order."""
+    """Run every include on the page: ``{page line: outcome}``; one ``SnippetError`` lists every failure."""
     outcomes, errors = {}, []
     for include in find_includes(markdown, page):
         try:
@@ -98,10 +90,7 @@ def combined(errors: list[SnippetError]) -> SnippetError:
 
 def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], str] | None = None) -> str:
     """Replace each include with code and output; errors name the page line and the snippet.
-
-    ``raw_html`` turns a block of HTML (a picture) into what the page holds in its place: the
-    Markdown extension stores it in Python-Markdown's HTML stash, so it passes through untouched
-    at any indentation (inside a tab or an admonition); by default the HTML is written as is."""
+    ``raw_html`` stores a picture's HTML (in the extension's stash, so it passes at any indentation)."""
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
     drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
@@ -125,8 +114,7 @@ def render(
     raw_html: Callable[[str], str] | None = None,
     question: str | None = None,
 ) -> list[str]:
-    """The code, then what the run printed and drew; with a ``question``, the run's part is folded
-    (a collapsed ``??? question`` admonition) under it, and the PDF prints it open."""
+    """The code, then what the run printed and drew (folded under ``question``, if any)."""
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
     out = fenced(code, f'python title="{snippet.folder}/{snippet.rel}" linenums="{first}"')
@@ -156,9 +144,7 @@ def render(
 
 
 def shown_code(source: str) -> tuple[int, str]:
-    """The code a reader sees, and the file line it starts at: the engine's ``# snippet:`` lines
-    (and the blank lines after them) at the top of the file are for the build, not the reader.
-    Numbering starts where the shown code starts, so a traceback's line numbers still match."""
+    """(the file line it starts at, the code a reader sees): without the ``# snippet:`` lines at the top."""
     lines = source.splitlines(keepends=True)
     skip = 0
     while skip < len(lines) and SETTING.match(lines[skip].strip()):
@@ -170,8 +156,7 @@ def shown_code(source: str) -> tuple[int, str]:
 
 
 def _unapproved_warning(outcome: Outcome, verdict) -> list[str]:
-    """The notice over an output ``make serve`` shows before it is approved: what is new or
-    changed, and which files approving it writes (:mod:`snippet_runner.checking.pending`)."""
+    """The notice over an unapproved output: what changed, and which files approving it writes."""
     waiting = pending(outcome)
     assert waiting is not None  # the verdict is not approved
     why = []

@@ -30,9 +30,8 @@ class FunctionNode(TypedDict):
     saved: NotRequired[list[SavedTensor]]
 
 
-# "from" is a keyword, so this one is spelled the functional way. kind: "grad_fn" (a tensor to the
-# node that made it), "seed" (the gradient the pass starts from), "flow" (from one node to the next)
-# or "accumulate" (into a leaf's .grad).
+# "from" is a keyword, hence the functional spelling. kind: "grad_fn" (a tensor to the node that made
+# it), "seed" (where the pass starts), "flow" (node to node) or "accumulate" (into a leaf's .grad).
 Edge = TypedDict("Edge", {"from": str, "to": str, "kind": str, "grad": str | None})
 
 
@@ -47,9 +46,8 @@ class Sent(TypedDict):
     factor: NotRequired[str]  # the local derivative it multiplied by, in words ("2u = 20", "1", "w = 3")
 
 
-# One backward node's run, as the engine's hooks saw it (pictures.record._Walk._on_node); "in" is a
-# keyword, hence the functional spelling. "in" lists what arrived on each incoming edge: with two or
-# more, received[0] is the engine's sum of them (fan-out).
+# One backward node's run, as the engine's hooks saw it ("in", a keyword: what arrived on each incoming
+# edge; with two or more, received[0] is the engine's sum of them).
 Step = TypedDict(
     "Step",
     {

@@ -1,42 +1,13 @@
-"""Draw a snippet's pictures as SVG, at build time, from their checked data.
+"""Draw a snippet's pictures as SVG, at build time (never in the sandboxed child), from their checked data.
 
-:mod:`snippet_runner.pictures.record` records what a picture shows while the snippet runs; the engine
-approves that data and caches it with the run's result. This module turns the data into the SVG
-the page shows, in the build process (never in the sandboxed child):
-
-* **Graphs** are laid out by Graphviz's ``dot``, compiled to WebAssembly (``@viz-js/viz`` from
-  npm, run in Node: :mod:`snippet_runner.pictures.vizjs` says why that and not Debian's
-  ``graphviz`` package or the PyPI builds). We hand it nodes, edges and labels; it does the
-  layout, which is the part not worth writing by hand. ``torchviz`` would do the walk as well, but
-  it draws no values and no gradients, so only its layout idea is reused: the walk is ours
-  (:mod:`snippet_runner.pictures.record`).
-* **Curves** are plotted with matplotlib's SVG backend, from an explicit ``Figure`` (no pyplot
-  state), with ``svg.fonttype: none`` so text stays text, ``svg.hashsalt`` fixed and no ``Date``
-  metadata, so the same data gives the same bytes.
-
-Every SVG is then made fit for the page:
-
-* deterministic: no timestamps, comments or generator versions; ids come from the data;
-* one colour scheme for both palettes: text and lines use ``currentColor`` (the page's text
-  colour, light or dark), series and leaf colours are CSS variables with fallbacks
-  (``var(--snippet-picture-1, #c43e00)``; ``assets/snippets.css`` sets them per palette), the
-  background is transparent;
-* inlined into the page, not linked: the SVG inherits the page's colours, its text is real text
-  (searchable, selectable, and text in the PDF), it works from ``file://``, and the print page
-  that becomes the PDF carries it as vectors. ids are prefixed per picture, so many pictures (and
-  the print page, which holds every page) never clash;
-* accessible: ``role="img"``, a ``<title>`` and a ``<desc>`` that say what the picture shows in
-  words, with its key values, and a ``<figcaption>`` under it.
-* steppable: every node and edge of a graph's SVG has an id from the data (``<prefix>-f2``,
-  ``<prefix>-e3``: the edge's index in the data), and the figure is followed by the run's backward
-  steps (:mod:`snippet_runner.pictures.steps`), which ``assets/backward-steps.js`` plays on screen
-  by lighting up those ids, and the PDF prints as a numbered list.
-
-**Cache.** An SVG is a function of its data and of this code, so it is cached under a hash of both
-(and of the drawing libraries' versions, ``@viz-js/viz``'s and matplotlib's) in ``<cache>/pictures/``. The data itself is part of the
-run's cached result, under the snippet's cache key; a warm build therefore neither runs the
-snippet nor draws its pictures, and a change that leaves the data as it was (a comment in the
-snippet) draws nothing either.
+Graphs are laid out by Graphviz (:mod:`snippet_runner.pictures.vizjs`); curves are plotted by
+matplotlib's SVG backend from an explicit ``Figure``, with text kept as text, a fixed hash salt and
+no date, so the same data gives the same bytes. Every SVG is inlined into the page, so it takes the
+page's colours in either palette (``currentColor`` and the CSS variables of ``assets/snippets.css``)
+and its text is real text, also in the PDF; its ids are prefixed per picture, so the print page
+never clashes, and come from the data, so ``assets/backward-steps.js`` can light up each step's
+nodes and edges. It carries ``role="img"``, a ``<title>`` and a ``<desc>`` in words. An SVG is
+cached under a hash of its data, this code and the drawing libraries' versions.
 """
 
 from __future__ import annotations
@@ -47,7 +18,7 @@ import io
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -57,6 +28,7 @@ from snippet_runner.files import write_atomic
 from snippet_runner.machine import pinned
 from snippet_runner.pictures import steps, vizjs
 from snippet_runner.pictures.data import CurvesData, GraphData, PictureData
+from snippet_runner.pictures.record import number as _num
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -79,7 +51,6 @@ class Stats:
     drawn: int = 0
     cached: int = 0
     seconds: float = 0.0
-    by_kind: dict = field(default_factory=dict)
 
     def line(self) -> str:
         return f"pictures: {self.drawn} drawn in {self.seconds:.2f} s, {self.cached} from cache"
@@ -95,9 +66,7 @@ class Drawer:
         self.folder = folder
 
     def figure(self, picture, snippet, number: int) -> str:
-        """The ``<figure>`` HTML for ``picture`` (a ``messages.Picture``) of ``snippet``, the
-        ``number``-th it showed (from 1). A picture that cannot be drawn raises ``SnippetError``
-        naming the line that showed it."""
+        """The ``<figure>`` for the ``number``-th picture of ``snippet``; ``SnippetError`` if it cannot be drawn."""
         prefix = picture_prefix(snippet.rel, number)
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
@@ -111,12 +80,17 @@ class Drawer:
 
     def svg(self, picture, snippet, prefix: str) -> str:
         key = _key(picture.data, prefix)
-        path = self._path(key)
+        path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
         if path is not None and path.is_file():
             STATS.cached += 1
             return path.read_text(encoding="utf-8")
+        started = time.perf_counter()
         try:
-            return self._draw_and_keep(picture.data, prefix, path)
+            svg = draw(picture.data, prefix)
+            STATS.drawn += 1
+            STATS.seconds += time.perf_counter() - started
+            if path is not None:
+                write_atomic(path, svg)
         except SnippetError:
             raise
         except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
@@ -124,18 +98,6 @@ class Drawer:
                 snippet.loc(picture.line),
                 f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
             ) from None
-
-    def _path(self, key: str) -> Path | None:
-        return self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
-
-    def _draw_and_keep(self, data: PictureData, prefix: str, path: Path | None) -> str:
-        started = time.perf_counter()
-        svg = draw(data, prefix)
-        STATS.drawn += 1
-        STATS.seconds += time.perf_counter() - started
-        STATS.by_kind[data["kind"]] = STATS.by_kind.get(data["kind"], 0) + 1
-        if path is not None:
-            write_atomic(path, svg)
         return svg
 
 
@@ -168,8 +130,7 @@ def _key(data: PictureData, prefix: str) -> str:
 
 
 def describe(data: PictureData) -> tuple[str, str]:
-    """(caption, longer description) in words, with the key values: for the ``<figcaption>``,
-    the SVG's ``<title>`` and ``<desc>``."""
+    """(caption, longer description) in words, for the ``<figcaption>``, ``<title>`` and ``<desc>``."""
     if data["kind"] == "graph":
         return _describe_graph(data)
     return _describe_curves(data)
@@ -214,11 +175,6 @@ def _describe_curves(data: CurvesData) -> tuple[str, str]:
     scale = " on a log scale" if data.get("log") else ""
     description = f"Line chart of {data['ylabel']}{scale} against {data['xlabel']}. " + "; ".join(parts) + "."
     return caption, description
-
-
-def _num(value: float) -> str:
-    text = f"{value:.4g}"
-    return "0" if text == "-0" else text
 
 
 # -- graphs ------------------------------------------------------------------------------------
@@ -273,8 +229,7 @@ def _graph_object(data: GraphData) -> dict:
 
 
 def _labelled(attrs: dict) -> dict:
-    """Graphviz reads backslashes in a label as escapes (``\\N`` is the node's name): a label
-    shows its text as written, its line breaks only where we put them."""
+    """Graphviz reads backslashes in a label as escapes (``\\N``): a label shows its text as written."""
     if "label" in attrs:
         lines = attrs["label"].split("\n")
         attrs["label"] = "\\n".join(line.replace("\\", "\\\\") for line in lines)

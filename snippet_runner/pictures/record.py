@@ -1,60 +1,22 @@
 """Pictures from real runs, captured by the build in the snippet's own process: no helper in its code.
 
-A listing stays plain PyTorch; a setting the reader never sees (the listing hides the file's
-``# snippet:`` lines, see :mod:`snippet_runner.running.snippet`) names what to draw::
+A ``# snippet:`` setting the reader never sees names what to draw; :class:`Watch` is set up by the
+worker's child before the snippet runs, and read after it. **graph NAME**: ``torch.autograd.backward``
+is wrapped in the child, and at the first backward pass through ``NAME`` (in the snippet's globals
+or its own frames) the graph is walked and hooked before the real backward runs, so the picture
+holds the values and gradients that really flowed. **curves NAME ...**: when the run ends, each
+named list of numbers becomes a series. A setting the run cannot satisfy fails the build with its line.
 
-    # snippet: graph loss
-    # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
-
-:class:`Watch` is set up by the worker's child before the snippet runs, and read after it:
-
-* **graph NAME**: ``torch.autograd.backward`` (which ``Tensor.backward`` calls too) is wrapped in
-  the child. At the first backward pass whose tensors include the snippet's variable ``NAME``
-  (looked up in the snippet's globals, and in the locals of its own frames on the stack, so a
-  tensor inside a function counts too), the graph is walked, hooks are put on its nodes, and then
-  the real backward runs: the picture holds the values that forward pass used and the gradients
-  that really flowed. The wrapper is the child's, so it dies with it.
-* **curves NAME ...**: when the run ends, each named variable (a list of numbers or one-element
-  tensors, or ``NAME[:,N]``, item ``N`` of each entry of a list of tuples) becomes one series.
-
-A setting the run cannot satisfy is reported with its line, and fails the build: a name that is
-no variable of the snippet, a variable that is not a tensor, a tensor with no graph or that never
-went backward, values that are not numbers.
-
-**What was looked at.** sphinx-gallery's image scrapers run each example with matplotlib's Agg
-backend and save whatever figures are open afterwards. Capturing a matplotlib figure was the other
-way offered: it was not taken because it would put matplotlib (its import, its font cache, which
-it writes to a folder the sandbox keeps read-only, and ``plt.show()``'s warning under Agg, which
-would land in the output) into every plotting snippet's process, and into the reader's
-requirements, for four curves whose data the run already holds. torchviz draws a ``grad_fn``
-graph, but only its node classes: no values, no gradients, no names. The graph walk is therefore
-written here:
-
-* tensors are named as the snippet names them (and the parameters of any ``nn.Module`` among its
-  variables, as ``model.weight``);
-* every leaf's value is recorded when the backward pass starts, and its ``.grad`` when it has
-  finished (a callback queued on autograd's engine);
-* a hook on every backward node records the gradient that flowed along each edge (the seed
-  gradient on the edge into the root's node, too);
-* ``saved`` lists what each node saved for the backward pass and whether that backward freed it,
-  which is what ``retain_graph`` is about.
-* ``steps`` is the backward pass as the engine ran it, for the player under the picture
-  (:mod:`snippet_runner.pictures.steps`): each node's hook (``Node.register_hook``, called right
-  after the node ran) is one step, in the order of the calls, which is the engine's order, never
-  one guessed from the drawing. A step holds what the node received (its ``grad_outputs``; where
-  two edges bring gradients to one input, the engine has summed them, and the step lists each
-  part as its sender sent it), what it sent on each edge (its ``grad_inputs``), the local
-  derivative where it is simple (read by the node's ``register_prehook`` from what it saved,
-  before the node runs and frees it), and for an ``AccumulateGrad`` the leaf's ``.grad`` just
-  after. The hooks are PyTorch's public ones; a pass whose hooks run in more than one thread has
-  no one order, and is refused, as is a pass that runs none of the graph's nodes.
-
-Only the first backward pass through the named tensor is recorded. A graph of more than
-``MAX_NODES`` nodes is refused, and the message says how to draw a part (``stop_at=NAME``).
-
-The data goes back with the run's result (:class:`~snippet_runner.running.protocol.Picture`), is approved
-like an output (``<snippet>.pictures.json``) and cached with it; :mod:`snippet_runner.pictures.draw`
-draws the SVG in the build, outside the sandbox.
+**What was looked at.** sphinx-gallery's scrapers save the matplotlib figures an example leaves
+open: that would put matplotlib (its import, its font cache in a read-only sandbox, ``plt.show()``'s
+warning in the output) into every plotting snippet, for data the run already holds. torchviz draws
+a ``grad_fn`` graph with no values, gradients or names. So the walk is written here, with PyTorch's
+public hooks: values when backward starts, ``.grad`` when it ends (a callback queued on the engine),
+the gradient on each edge, what each node saved and whether backward freed it, and ``steps``, one per
+node hook call in the engine's own order (:mod:`snippet_runner.pictures.steps`). A pass whose hooks
+run in more than one thread has no one order and is refused, as is a graph of more than
+``MAX_NODES`` nodes (``stop_at=NAME`` draws a part). The data is approved like an output
+(``<snippet>.pictures.json``); :mod:`snippet_runner.pictures.draw` draws it outside the sandbox.
 """
 
 from __future__ import annotations
@@ -94,8 +56,7 @@ class Watch:
         self._real_backward: Any = real
 
     def close(self) -> None:
-        """Put ``torch.autograd.backward`` back. The worker's child never needs to (the wrapper
-        dies with it); the tests, which watch in their own process, do."""
+        """Put ``torch.autograd.backward`` back: the tests watch in their own process."""
         real = getattr(self, "_real_backward", None)
         if real is not None:
             import torch
@@ -126,8 +87,7 @@ class Watch:
             self.graphs[line] = record
 
     def _frame_holding(self, name: str, frame):
-        """(the namespace, the value) where the snippet's code sees ``name``: the innermost of its
-        own frames on the stack that has it, else its globals."""
+        """(namespace, value) of ``name`` in the innermost of the snippet's frames that has it, else its globals."""
         while frame is not None:
             if frame.f_code.co_filename == self.path and name in frame.f_locals:
                 namespace = dict(frame.f_globals)
@@ -172,10 +132,7 @@ class Watch:
                     " name the tensor whose backward() draws the graph"
                 )
             elif value.grad_fn is None:
-                self.errors[line] = (
-                    f"'# snippet: graph {name}': {name} has no autograd graph, because no operation on a"
-                    " tensor with requires_grad=True produced it; name a tensor computed from one"
-                )
+                self.errors[line] = _no_graph(name)
             else:
                 self.errors[line] = (
                     f"'# snippet: graph {name}': {name} never went backward, so there is no backward pass"
@@ -184,14 +141,18 @@ class Watch:
         return pictures, sorted(self.errors.items())
 
 
+def _no_graph(name: str) -> str:
+    return (
+        f"'# snippet: graph {name}': {name} has no autograd graph, because no operation on a"
+        " tensor with requires_grad=True produced it; name a tensor computed from one"
+    )
+
+
 def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
     names, named = _names(namespace)
     root_name = options["name"]
     if tensor.grad_fn is None:
-        raise ValueError(
-            f"'# snippet: graph {root_name}': {root_name} has no autograd graph, because no operation on a"
-            " tensor with requires_grad=True produced it; name a tensor computed from one"
-        )
+        raise ValueError(_no_graph(root_name))
     stop_at: tuple = ()
     if "stop_at" in options:
         stop = namespace.get(options["stop_at"])
@@ -206,13 +167,8 @@ def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
 
 
 def number(value: float) -> str:
-    """A value as the picture shows it: 4 significant digits, no ``-0``, ``inf``/``nan`` as words."""
-    value = float(value)
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    text = f"{value:.4g}"
+    """A value as the picture shows it: 4 significant digits (``inf``, ``nan`` as words), no ``-0``."""
+    text = f"{float(value):.4g}"
     return "0" if text == "-0" else text
 
 
@@ -236,8 +192,7 @@ def _nested(values) -> str:
 
 
 def _names(namespace: dict) -> tuple[dict[int, str], list]:
-    """``id(tensor) -> name`` for the snippet's variables and the parameters of its modules, and
-    its tensors as ``(name, tensor)`` pairs, in the order they were defined."""
+    """``id(tensor) -> name`` (modules' parameters too), and the tensors as ``(name, tensor)`` in order."""
     import torch
 
     names: dict[int, str] = {}
@@ -390,9 +345,7 @@ class _Walk:
         return None
 
     def _on_node(self, node_id, grad_inputs, grad_outputs):
-        """The node has run: its hook's call is its step, so the steps' order is the engine's.
-        What arrived on each incoming edge was sent by nodes that ran before (their own steps);
-        when several arrived, ``received`` is the sum the engine made of them."""
+        """The node has run: its hook's call is its step, so the steps' order is the engine's."""
         if not self.active:
             return None
         self.threads.add(threading.get_ident())
@@ -489,10 +442,8 @@ class _Walk:
 
 
 def _factors(node, input_name) -> dict[int, str]:
-    """Input index -> the local derivative ``node`` multiplies by for it, in words, where it is
-    simple: a sum passes its gradient on (times 1), a product multiplies by the other factor, a power
-    ``u ** n`` by ``n·u^(n-1)``. Read from what the node saved for its backward, before it runs.
-    Any other node gets none: the step then says what it received and sent, nothing more."""
+    """Input index -> the local derivative ``node`` multiplies by for it, in words, for a sum, a
+    product or a power; read from what the node saved, before it runs. Other nodes get none."""
     import torch
 
     kind = type(node).__name__

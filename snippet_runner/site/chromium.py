@@ -1,17 +1,9 @@
 """Find the system Chromium and launch it headless through Playwright, with no network of its own.
 
-The PDF step (``pdf.py``) and the browser tests (``tests/browser/``) both drive a real Chromium.
-Playwright's own way to get one, ``playwright install``, downloads a browser build at install time,
-which fails here (and CI must not depend on it); Debian's ``chromium`` package works, and Playwright
-drives it with ``executable_path``. This module only says *which* binary and *which* flags.
-
-The binary is ``$CHROMIUM`` if set (a path, or a command name looked up on PATH), else the first of
-``chromium-headless-shell``, ``chromium``, ``chromium-browser``, ``google-chrome`` on PATH.
-
-The headless shell comes first. It is the same Blink, built without the browser around it (no
-window, no profile services); Playwright's own ``headless=True`` uses it for the same reason, and
-Debian packages it from the same source as ``chromium`` (``chromium-headless-shell``); it prints
-and audits faster than the full browser (dev/measurements.md).
+``playwright install`` downloads a browser at install time, which fails here (and CI must not
+depend on it), so Playwright drives the system's through ``executable_path``: ``$CHROMIUM``, else
+the first on PATH of :data:`CANDIDATES`. The headless shell comes first: the same Blink without
+the browser around it, which Playwright's own ``headless=True`` uses, and faster (dev/measurements.md).
 """
 
 from __future__ import annotations
@@ -48,8 +40,6 @@ FLAGS = (
     "--disable-sync",
     "--disable-dev-shm-usage",
 )
-
-
 
 
 class ChromiumNotFound(RuntimeError):
@@ -95,8 +85,7 @@ def require() -> str:
 
 @contextmanager
 def launch() -> Iterator[Browser]:
-    """A headless system Chromium under Playwright. Playwright gives it a fresh temporary
-    profile (--user-data-dir) of its own and removes it on close."""
+    """A headless system Chromium under Playwright, with a temporary profile it removes on close."""
     from playwright.sync_api import sync_playwright
 
     executable = require()

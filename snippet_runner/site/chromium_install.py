@@ -1,21 +1,10 @@
 """Install a Chromium where none is found: the one system package the project still needs.
 
-The PDF and the browser tests drive a real Chromium (``chromium.py``). Everything else the build
-needs comes from PyPI or npm, pinned; a browser cannot: Playwright's ``playwright install`` and
-Puppeteer download their own browser build from their vendors' servers at install time, not
-from a package registry, so the distribution's package is the one that installs everywhere the
-registries do. So ``make site`` and ``make test`` run this first (``python -m
-snippet_runner.site.chromium_install``); ``make serve`` does not, since it prints no PDF.
-
-* A Chromium already there (``$CHROMIUM``, or one on PATH: ``chromium.find``): nothing happens.
-* Debian or Ubuntu (``/etc/os-release``) with ``apt-get``, as root or with ``sudo``: it prints the
-  one command it runs, and runs it. Debian packages Chromium's headless shell, which prints the PDF
-  faster (``chromium.py``); Ubuntu packages only ``chromium``. ``fonts-liberation`` is what the
-  browser tests' layout checks and screenshots were made with (what Material's Helvetica and Arial
-  become on Linux); the PDF's own fonts come from npm (``assets/fonts.css``).
-* Anywhere else (macOS, or no root and no sudo), or when ``$CHROMIUM`` names a binary that is not
-  there: one message saying what to install and how to point ``CHROMIUM`` at it. ``make site``
-  then builds the HTML and says the PDF was skipped; ``make test`` (``--required``) stops there.
+Playwright and Puppeteer download a browser from their vendors' servers, not a package registry, so
+the distribution's package is what installs wherever the registries do. ``make site`` and ``make
+test`` run this first: with a Chromium there, nothing happens; on Debian or Ubuntu, as root or with
+``sudo``, it prints the one ``apt-get`` command (with ``fonts-liberation``, which the browser tests
+were made with) and runs it; anywhere else, one message says what to install.
 """
 
 from __future__ import annotations
@@ -78,8 +67,7 @@ def advice() -> str:
 
 
 def ensure() -> str | None:
-    """The Chromium binary, installed first if need be and possible; None (and one message on
-    stderr) if there is none."""
+    """The Chromium binary, installed first if need be and possible; else None, with one message."""
     found = chromium.find()
     if found is not None:
         return found

@@ -1,29 +1,15 @@
 """Print the chapter to PDF: the print-site plugin's print page, once, through headless Chromium.
 
-mkdocs-print-site-plugin puts every page of the navigation on one HTML page (``print_page.html``)
-with a cover and a table of contents. This module opens that page from disk in the system Chromium
-(``chromium.py``), through Playwright's documented ``page.pdf``, waits until the browser has
-finished the page (KaTeX has typeset every formula, Mermaid has drawn every diagram, the fonts are
-loaded), opens every collapsed block (exercise solutions, interview answers), and prints it with
-bookmarks (``outline``), structure tags (``tagged``) and page numbers (the footer).
+A browser because the math and diagrams are drawn by JavaScript: WeasyPrint-based exporters
+(mkdocs-with-pdf, mkdocs-pdf-export-plugin) would print raw LaTeX, and Chromium's own
+``--print-to-pdf`` cannot wait for KaTeX, Mermaid and the fonts. Before printing, the page is made
+to read like a book (blocks open, ``.ipynb`` links pointed at their section, plain line numbers, tall
+blocks allowed to split); the contents carry no page numbers, which Chromium cannot compute.
 
-Why a browser: the math and diagrams are drawn by JavaScript. WeasyPrint-based exporters
-(mkdocs-with-pdf, mkdocs-pdf-export-plugin) run no JavaScript, so they would print raw LaTeX and
-Mermaid source; Chromium's own ``--print-to-pdf`` cannot wait for the page to finish rendering.
-
-Before printing, the page is made to read like a book: links to another page of the chapter that
-print-site left pointing at a file (the exercises' ``.ipynb``) point at that page's section; the
-listings' line numbers print as plain numbers (on paper a link from a line to itself leads
-nowhere); a block that may not be split but is taller than a third of a sheet may be split after
-all, so it does not leave the previous sheet half blank. The printed contents list every page and
-link to it; they carry no page numbers, which Chromium cannot compute (no CSS ``target-counter``).
-
-Then pikepdf (its documented ``docinfo`` and object API) gives the file the title, author, subject
-and keywords the cover carries (``overrides/print/cover.html``) and makes its bytes the same on
-every print: Chromium writes the print time as /CreationDate and /ModDate, and the DOM node numbers
-of table header cells as structure element ids ("node00000544"), which depend on how many nodes the
-page had made by then. The dates become the build's (``SOURCE_DATE_EPOCH``), the node numbers
-their rank (the ``/IDTree``'s sorted keys stay sorted), and the file /ID is derived from the content.
+Then pikepdf (its documented ``docinfo`` and object API) sets the cover's metadata and makes the
+bytes the same on every print: the dates become the build's, the DOM node numbers Chromium writes as
+structure element ids become their rank (so the ``/IDTree`` stays sorted), and the /ID is derived
+from the content.
 """
 
 from __future__ import annotations
@@ -76,9 +62,8 @@ _LINK_PAGES = r"""() => {
   return changed;
 }"""
 
-# Each line of a listing carries an anchor (<a id name>), and its number a link to it (or, without
-# line numbers, the anchor links to itself). A link written in the prose to a line stays, and so
-# does the anchor it points to.
+# A listing's line anchors and the links of its line numbers lead nowhere on paper: they go, except
+# where the prose links to a line.
 UNLINK_LINE_NUMBERS = r"""() => {
   const line = /__codelineno-\d+-\d+$/;
   let links = 0, anchors = 0;
@@ -148,8 +133,7 @@ class Printed:
 
 
 def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Printed:
-    """Print ``print_page`` (an HTML file) to ``pdf_path``; raise RuntimeError if it does not render.
-    With ``epoch`` (seconds), the PDF's dates are that time and its bytes the same on every print."""
+    """Print ``print_page`` to ``pdf_path`` (with ``epoch``, reproducibly); RuntimeError if it does not render."""
     started = time.perf_counter()
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     with chromium.launch() as browser:
@@ -201,8 +185,7 @@ _NODE_ID = re.compile(r"\(node(\d{8})\)")
 
 
 def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
-    """Write ``metadata`` (empty values left out) into the PDF's document information and, with
-    ``epoch``, make its bytes reproducible (see the module's docstring); return its page count."""
+    """Write ``metadata`` into the PDF and, with ``epoch``, make its bytes reproducible; return its pages."""
     import pikepdf
 
     with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:
@@ -219,8 +202,7 @@ def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
 
 
 def _number_node_ids(pdf) -> None:
-    """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written
-    (the elements, the table cells' /Headers that name them, the structure tree's /IDTree)."""
+    """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written."""
     import pikepdf
 
     found = {int(n) for n in _NODE_ID.findall(Path(pdf.filename).read_bytes().decode("latin-1"))}

@@ -1,11 +1,8 @@
-"""Reuse the printed PDF when nothing it prints changed.
+"""Reuse the printed PDF when nothing it prints changed: printing is the costliest step of ``make site``.
 
-Printing the chapter in Chromium is the most expensive step of ``make site``, and most builds
-change nothing it prints. :func:`pdf_key` hashes everything the printed bytes depend on: the print
-page, every local file it loads (the site's CSS, scripts, fonts and pictures), the Chromium
-version, and the code that prints it (``pdf.py``, ``chromium.py``, the Playwright and pikepdf
-versions), plus ``SOURCE_DATE_EPOCH``, since dates are printed into the file. Contents only, never
-timestamps. The PDF is kept under that key and copied into the new site when the key is found again.
+:func:`pdf_key` hashes, by content, everything the printed bytes depend on: the print page, every
+local file it loads, Chromium's version, the code and libraries that print it, and
+``SOURCE_DATE_EPOCH``, since dates are printed into the file.
 """
 
 from __future__ import annotations
@@ -25,14 +22,11 @@ from snippet_runner.machine import pinned
 # every page's navigation links every other page, and what a linked page says is not printed.
 _REFERENCE = re.compile(rb"""<(?!a\b)[a-z][^>]*?\s(?:src|href|xlink:href)\s*=\s*["']([^"'#?]+)""", re.I)
 KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
-
-
 _PRINTING = ("pdf.py", "chromium.py")  # the code that prints the page
 
 
 def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
-    """The PDF's key: its print page and the local files it loads, every asset of the site, the
-    Chromium, the printing code and the build's date."""
+    """The PDF's key: the print page, the files it loads, Chromium, the printing code and the date."""
     site = site.resolve()
     digest = hashlib.sha256()
     page = print_page.read_bytes()

@@ -1,13 +1,9 @@
 """The execution report: which snippets ran in this build, which came from the cache, and what each
-cost, as one page, as sphinx-gallery's "computation times" page does for its examples. Slowest
-first, so an author sees what to trim.
+cost, slowest first, as sphinx-gallery's "computation times" page does for its examples.
 
-It is a build's log (what ran, what came from the cache, how long each took), so it changes from
-one build of a commit to the next, and it is kept out of ``site/``, which must be the same bytes
-every time: it goes beside the caches (``Project.report_path``, ``.cache/build-log/`` by default).
-``make site`` prints where it is; ``make serve`` serves it at a URL of its own, outside the site's
-tree (:data:`SERVED_AT`, under the site's mount path; ``mkdocs_plugin.on_serve``). A small
-standalone HTML page, with no theme and no links, marked ``noindex``.
+It is a build's log, different on every build, so it is kept out of ``site/`` (which must be the
+same bytes every time), beside the caches (``Project.report_path``); ``make serve`` serves it at
+:data:`SERVED_AT`. A small standalone page, with no theme and no links, marked ``noindex``.
 """
 
 from __future__ import annotations
@@ -23,9 +19,9 @@ SERVED_AT = "_build/" + NAME  # its URL under `make serve`, relative to the site
 
 
 def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:
-    """Write the report to ``path`` (whole: a build running at the same time never reads half of
-    it); return its path."""
-    rows = sorted(_unique(records), key=lambda r: (-r.seconds, r.rel))
+    """Write the report to ``path`` atomically; return its path."""
+    first_runs = {r.rel: r for r in reversed(records)}  # a snippet a page shows twice is listed once
+    rows = sorted(first_runs.values(), key=lambda r: (-r.seconds, r.rel))
     ran = [r for r in rows if not r.cached]
     body = "\n".join(
         "<tr>"
@@ -76,13 +72,6 @@ Slowest first.</p>
     if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
         write_atomic(path, page)
     return path
-
-
-def _unique(records: list[RunRecord]) -> list[RunRecord]:
-    seen: dict[str, RunRecord] = {}
-    for record in records:
-        seen.setdefault(record.rel, record)
-    return list(seen.values())
 
 
 def _pages(places: list[str]) -> str:

@@ -1,35 +1,12 @@
 """Whether a build would only write the ``site/`` that is already there: the key of its inputs.
 
-``make site`` with nothing changed should cost no more than a plain Material build (issue 8). Every
-expensive step of a build already reuses its own work by content (snippet results, pictures,
-notebooks, mkdocs-jupyter's conversions, the PDF), but a MkDocs build still renders every page,
-indexes them for search and writes the print page: about twice a plain Material build. MkDocs has
-no incremental build to lean on: ``--dirty`` re-renders only the pages whose Markdown changed, so a
-page whose snippet, approved output, template or setting changed would be left stale, and so would
-the search index and the print page. So the unit is the whole build: before it starts, ``build.py``
-computes the key of everything a build reads, and when it equals the key stored by the build that
-made the ``site/`` in place, and that ``site/`` is as that build left it, nothing is built and one
-line says so. ``--force`` builds anyway.
-
-The key covers, by content (never by timestamps):
-
-* every file of the project, except outputs and caches (``SKIPPED`` folders, any folder tagged as a
-  cache with a ``CACHEDIR.TAG``, the site folder, its staging and retired copies and its lock, any
-  virtualenv): ``docs/`` with its npm assets, ``snippets/`` with the approved outputs,
-  ``overrides/``, ``mkdocs.yml``, the drift records, this package's own code;
-* the interpreter, and the name and version of every installed distribution (their ``.dist-info``
-  folder names), so an upgraded torch, MkDocs, Material or plugin rebuilds;
-* the version Chromium (the PDF) reports, and the installed ``@viz-js/viz`` (Graphviz, which lays
-  out the pictures);
-* the build's date (``SOURCE_DATE_EPOCH``, or the last commit's time), and the environment
-  variables a build reads (``SNIPPETS_*``).
-
-"As that build left it" is every file of the site folder with its size, modification time and inode,
-recorded after the swap: a file edited, added or removed by hand means a real build.
-
-Looked at first: make and doit decide by timestamps, which the issue rules out (a checkout or a
-copy touches every file); MkDocs' ``--dirty`` (above). The key is a few stat calls and reading about
-8 MB, which is cheap beside any build.
+A MkDocs build still renders every page, the search index and the print page when nothing changed
+(issue 8), and ``--dirty`` would leave stale a page whose snippet, output, template or setting
+changed. So the unit is the whole build: when the key of everything it reads (by content: every
+project file but outputs and caches, the interpreter and installed distributions, Chromium and
+``@viz-js/viz``, the build's date, the ``SNIPPETS_*`` variables) equals the one stored by the build
+in place, and that ``site/`` is as it was left (sizes, modification times, inodes), nothing is
+built. make and doit decide by timestamps, which a checkout or a copy changes.
 """
 
 from __future__ import annotations
@@ -45,8 +22,7 @@ from snippet_runner.site import chromium
 from snippet_runner.files import write_atomic
 
 SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
-# A folder that says it is a cache (the Cache Directory Tagging Specification, bford.info/cachedir):
-# mypy's, pytest's and ruff's do. mypy's 50 MB were once read into every build's key.
+# A folder that says it is a cache (bford.info/cachedir), as mypy's, pytest's and ruff's do.
 CACHE_TAG = "CACHEDIR.TAG"
 ENVIRONMENT = ("SNIPPETS_", "SOURCE_DATE_EPOCH", chromium.ENV_VAR)
 RECORDS = Path(".cache") / "site-builds"  # under the project: one record per site folder

@@ -1,18 +1,9 @@
 """The "Which PyTorch" page and each page's quiet torch line, generated from ``drift/*.json`` at build time.
 
-A MkDocs plugin (``snippet-drift`` in mkdocs.yml, listed after ``snippet-runner``):
-
-* ``on_files`` reads and checks every drift record (:func:`snippet_runner.drift.load_records`); a
-  bad one stops the build with one message naming the file.
-* On the report page (``which-pytorch.md``) the line ``<!-- drift-report -->`` becomes the report:
-  which torch printed the outputs, and for every version checked how many outputs are identical and
-  which are not, with links to the example's page and to the diff. Stale results are marked stale.
-* Every page that shows examples gets one small line under its content, "Outputs on this page printed
-  by PyTorch 2.13.0; identical under …", naming the versions under which all of that page's outputs are
-  identical (and current), and those under which some differ.
-
-The rendering is plain functions of the records (no MkDocs needed), so tests and other front ends can
-call them.
+``on_files`` checks every record (a bad one stops the build, naming the file); ``<!-- drift-report -->``
+on ``which-pytorch.md`` becomes the report; every page that shows examples gets one line naming the
+versions under which its outputs are identical or differ. The rendering is plain functions of the
+records, so tests call them without MkDocs.
 """
 
 from __future__ import annotations
@@ -54,8 +45,7 @@ def snippets_by_page(project: Project) -> dict[str, list[str]]:
 
 
 def page_status(records: list[Record], rels: list[str]) -> dict[str, list[str]]:
-    """For a page showing ``rels``: the versions (oldest first) under which all of them are identical,
-    those under which some differ (or fail), and those whose results for them are not all current."""
+    """The versions under which a page's ``rels`` are all identical, some differ, or are not all current."""
     status: dict[str, list[str]] = {"identical": [], "differs": [], "not current": []}
     for record in sorted(records, key=lambda r: version_key(r.torch)):
         results = [record.result(rel) for rel in rels]

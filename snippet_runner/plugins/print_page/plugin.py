@@ -1,26 +1,13 @@
 """A MkDocs plugin (``print-page-ids`` in mkdocs.yml): make every id on the print page unique, so each of its
 same-page links lands where it should, on the page and in the PDF printed from it.
 
-mkdocs-print-site-plugin puts every page into one ``print_page.html`` under a ``<section
-class="print-page" id="<page key>">`` and rewrites every same-page link ``href="#x"`` inside it to
-``#<page key>-x``, but it renames the target ids only on headings, list items and footnote marks
-(``update_anchor_ids`` in its urls.py, 2.9). Other ids keep their names, so they repeat from page to
-page and the rewritten links point nowhere. Measured on this chapter: 1,173 broken links to the
-code line anchors ``__codelineno-<block>-<line>`` that pymdownx.highlight writes (``anchor_linenums``),
-and mkdocs-jupyter's ``cell-<n>`` copy buffers repeated on each notebook.
-
-After print-site has written the page (this plugin's step runs after every other plugin's), each id inside a page's
-section that is repeated on the print page, or that a rewritten link there points to, gets the same
-prefix its links got, on its ``id`` and on an ``<a name>`` of the same value. Nothing else changes.
-This is the documented ``on_post_build`` event over the file print-site wrote: print-site has no
-option for it, and none of its code is replaced or wrapped.
-We edit the written file with regular expressions rather than an HTML parser, like print-site
-itself, so the rest of its bytes stay exactly as the plugin wrote them.
-
-It also gives Material's scripts the print page's real base. print-site renders the page with a
-``base`` of ``/`` in Material's ``__config`` (every other page gets the relative ``.``), so, opened
-from disk, the page asked for ``file:///search/search_index.js``: the search failed, and the error
-stopped Material's palette toggle. The print page lies at the site's root, so its base is ``.``.
+mkdocs-print-site-plugin prefixes each page's same-page links with the page's key but renames only
+the ids of headings, list items and footnotes (``update_anchor_ids`` in its urls.py), so other ids
+(line anchors, ``cell-<n>``) repeat and the links pointed nowhere. In ``on_post_build``, each id that
+repeats or that a rewritten link points to gets the same prefix. print-site has no option for it,
+and none of its code is replaced or wrapped; regular expressions, as print-site uses, keep the rest
+of its bytes. The print page's base in Material's ``__config`` is made ``.``, where print-site
+writes ``/``, so that, opened from disk, its search and palette toggle work.
 """
 
 from __future__ import annotations
@@ -42,8 +29,7 @@ _HREF = re.compile(r'\shref="#([^"]+)"')
 
 
 class PrintPagePlugin(BasePlugin):
-    """``print-page-ids`` in mkdocs.yml. Runs after print-site has written the print page, whatever the order of
-    the plugins list, because its post-build step has the lowest priority."""
+    """``print-page-ids``: its post-build step has the lowest priority, so it runs after print-site's."""
 
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:
@@ -55,14 +41,8 @@ def fix_print_page(config) -> None:
     if plugin is None or not plugin.config.get("enabled", True):
         return
     basename = plugin.config.get("print_page_basename", "print_page")
-    path = next(
-        (
-            p
-            for p in (Path(config.site_dir) / f"{basename}.html", Path(config.site_dir) / basename / "index.html")
-            if p.is_file()
-        ),
-        None,
-    )
+    site = Path(config.site_dir)
+    path = next((p for p in (site / f"{basename}.html", site / basename / "index.html") if p.is_file()), None)
     if path is None:
         return
     html = path.read_text(encoding="utf-8")
@@ -104,10 +84,7 @@ def unique_ids(html: str) -> tuple[str, int]:
             return f"{m.group(1)}{key}-{value}{m.group(3)}"
 
         body = _ID.sub(rename, body)
-        body = _NAME.sub(
-            functools.partial(_prefixed_if_here, key=key, here=here),
-            body,
-        )
+        body = _NAME.sub(functools.partial(_prefixed_if_here, key=key, here=here), body)
         renamed += len(here)
         out.append(body)
         done = end

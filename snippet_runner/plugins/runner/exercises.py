@@ -1,8 +1,6 @@
 """The exercise notebooks: each script of a notebook folder becomes a ``.ipynb`` page, written from
-its run just before mkdocs-jupyter (listed after this plugin in ``mkdocs.yml``) reads it.
-
-mkdocs-jupyter renders a notebook page through its documented plugin events; it caches by the
-notebook's bytes, so a notebook is rewritten only when its text changed.
+its run just before mkdocs-jupyter (listed after this plugin) reads it; mkdocs-jupyter caches by
+the notebook's bytes, so one is rewritten only when its text changed.
 """
 
 from __future__ import annotations
@@ -32,8 +30,7 @@ def add_pages(project: Project, files, config) -> dict[str, str]:
 
 
 def write(engine: Engine, rel: str, file, failed: bool) -> None:
-    """Write the notebook ``file`` is, from the run of ``rel``; for a failed run (the build stops
-    after reading every page), an empty notebook if there is none, for mkdocs-jupyter to read."""
+    """Write the notebook ``file`` is from the run of ``rel`` (after a failed run, an empty one if none)."""
     path = Path(file.abs_src_path)
     if failed:
         if not path.exists():
@@ -50,8 +47,7 @@ def write(engine: Engine, rel: str, file, failed: bool) -> None:
 
 
 def adjust_page(html: str, page, styles: dict[str, None]) -> str:
-    """mkdocs-jupyter's HTML with its stylesheets taken out (into ``styles``, written once for all
-    notebook pages) and a link to the next page."""
+    """mkdocs-jupyter's HTML without its stylesheets (into ``styles``), with a link to the next page."""
     following = page.next_page
     link = (following.file.url_relative_to(page.file), following.title) if following else None
     html, taken = styles_taken_out(html)

@@ -1,9 +1,8 @@
 """Run the snippets each page shows, and collect every failure into one message.
 
-A build (``mkdocs build``) runs a page's snippets when MkDocs reads that page (``on_pre_page``),
-so pages render while the worker runs later ones, and stops after reading every page (``on_env``).
-``mkdocs serve`` and a ``--dirty`` build run every page's snippets first (``on_nav``): they must
-know what each page shows before MkDocs decides which pages to render again (``serving.py``).
+``mkdocs build`` runs a page's snippets as MkDocs reads it (``on_pre_page``), so pages render while
+the worker runs later ones. ``mkdocs serve`` and a ``--dirty`` build run them all first
+(``on_nav``): what each page shows decides which pages render again (``serving.py``).
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ from snippet_runner.project import Project
 
 
 class PageRuns:
-    """What each page's snippets showed in this build (``shown``: a digest per page) and which
-    pages failed (``errors``, ``""`` for the build info)."""
+    """What each page's snippets showed in this build (``shown``, a digest a page) and which failed (``errors``)."""
 
     def __init__(self, project: Project, engine: Engine, notebooks: dict[str, str]) -> None:
         self.project, self.engine, self.notebooks = project, engine, notebooks
@@ -40,8 +38,7 @@ class PageRuns:
                 self.errors[""] = error.on_page("mkdocs.yml (snippet-runner build_info)")
 
     def run(self, file) -> None:
-        """Run the snippets ``file`` shows: what it shows goes to ``shown``, a failure to
-        ``errors`` (a broken setup stops the build at once)."""
+        """Run the snippets ``file`` shows: into ``shown``, or ``errors`` (a broken setup stops at once)."""
         if file.src_uri in self.shown or file.src_uri in self.errors:
             return
         name = self.project.shown_path(self.project.docs_dir / file.src_uri)
@@ -63,9 +60,7 @@ class PageRuns:
             )
 
     def stop_on_errors(self, preview: Preview | None = None) -> None:
-        """One message for every failure, the build info's first, then the pages' in reading order.
-        Under ``make serve`` (``preview``) the failure becomes every page's error page instead, so
-        that the server answers at once rather than waiting for a good build (``preview.py``)."""
+        """One message for every failure, in reading order (under ``make serve``, the error page instead)."""
         if self.errors:
             rank = {src_uri: i for i, src_uri in enumerate(["", *self.order])}
             ordered = sorted(self.errors.items(), key=lambda item: rank.get(item[0], len(rank)))
@@ -77,8 +72,7 @@ class PageRuns:
 
 
 def in_read_order(project: Project, shown: dict[str, list[str]], files) -> list[str]:
-    """The snippets in the order MkDocs reads the pages that show them (its files' order, not
-    the navigation's): the worker then runs first what the first page read waits for."""
+    """The snippets in the order MkDocs reads the pages that show them, so the worker runs those first."""
     docs = project.shown_path(project.docs_dir) + "/"
     position = {file.src_uri: i for i, file in enumerate(files.documentation_pages())}
 

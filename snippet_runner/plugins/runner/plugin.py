@@ -1,17 +1,10 @@
 """The MkDocs side of the engine (``snippet-runner`` in mkdocs.yml): MkDocs' documented plugin
-events, each handing its work to the module of that concern.
-
-* ``config.py``: the settings; ``pages.py``: each page's snippets run, failures in one message;
-* ``exercises.py``: the exercise notebooks as pages; ``downloads.py``: each page's examples as a
-  notebook, and the archive of them all;
-* ``serving.py``: ``make serve`` (one engine and one warm worker across rebuilds, only the changed
-  pages rendered again, the execution report served).
+events, each handing its work to the module of that concern (``config.py``, ``pages.py``,
+``exercises.py``, ``downloads.py``, ``serving.py``, ``preview.py``).
 
 The ``{{ run … }}`` lines are expanded by a Python-Markdown extension
-(:mod:`snippet_runner.markdown.extension`); this plugin gives it the build's engine through the
-extension's own configuration (``mdx_configs``). Under ``mkdocs serve`` an output that differs
-from its approved copy is shown under a warning instead of failing the build; ``mkdocs build``
-stays strict. Environment overrides: ``SNIPPETS_APPROVAL=strict|warn``, ``SNIPPETS_EXECUTE=0``
+(:mod:`snippet_runner.markdown.extension`), given the build's engine through its own configuration
+(``mdx_configs``). Environment overrides: ``SNIPPETS_APPROVAL=strict|warn``, ``SNIPPETS_EXECUTE=0``
 (code only: the benchmark's baseline build).
 """
 
@@ -107,8 +100,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
 
     @property
     def _page_by_page(self) -> bool:
-        """A build runs a page's snippets as MkDocs reads it; serve and ``--dirty`` (which read only
-        some pages) run them all first (``pages.py``)."""
+        """A build runs a page's snippets as MkDocs reads it; serve and ``--dirty`` run them all first."""
         return not self.serving and not self.dirty
 
     def on_nav(self, nav, *, config, files):
@@ -139,12 +131,11 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_page_markdown(self, markdown, *, page, config, files):
         if page.file.src_uri in self.runs.errors:
             return ""  # the build stops after reading every page (on_env): not a failure per page
-        if page.file.src_uri in self.notebooks:
+        if page.file.src_uri not in self.notebooks:
+            downloads.link(page, markdown)
+        elif self.project.notebook_search_boost != 1:
             # A notebook has no front matter to carry `search: boost:`: set before Material's search reads it
-            if self.project.notebook_search_boost != 1:
-                page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
-            return markdown
-        downloads.link(page, markdown)
+            page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
         return markdown
 
     def on_page_content(self, html, *, page, config, files):
@@ -174,7 +165,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             )
         if self.serving:
             self.preview.built(self.engine, self.shown_rels)
-        if not self.serving:
+        else:
             self._close()
 
     def on_serve(self, server, *, config, builder):
@@ -186,7 +177,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
     def on_build_error(self, *, error):
         if self.serving:
             self.preview.build_failed(error)
-        if not self.serving:
+        else:
             self._close()
 
     def on_shutdown(self):

@@ -1,32 +1,13 @@
 """What ``make serve`` adds for an author previewing pages: it never hangs, and says what is unapproved.
 
-**Why the build succeeds with an error in it.** MkDocs' development server shows a page only once
-the build that was running when it was asked for has succeeded (``LiveReloadServer`` holds every
-request until then), and a build that fails at start-up ends ``mkdocs serve``. So a snippet with a
-syntax error, the commonest mistake while writing, left the server hanging, or made it exit. Under
-``mkdocs serve`` only, the runner plugin therefore hands its snippets' failures to :class:`Preview`
-instead of raising them (``make site`` and ``make test`` still stop with the one message): the
-build goes on, each failing page is rendered empty, and every page the server is asked for is
-answered at once with an error page that names the page, the example's ``file:line`` and the
-message, exactly as the terminal prints them. The error page reloads itself every two seconds, so
-the next good build replaces it without the author doing anything.
-
-A build that fails for any other reason (a broken link under ``strict``, a picture that cannot be
-drawn) still fails as MkDocs decides; :meth:`Preview.build_failed` (the documented
-``on_build_error`` event) keeps its message and the warnings that caused it, and the same error page
-answers every page until a build succeeds, instead of a request that waits for ever.
-
-All of it goes through documented interfaces: MkDocs' plugin events, the server's WSGI
-application (``get_app``/``set_app`` of the standard library's ``wsgiref`` server, which MkDocs'
-server is, the way the execution report is served), a ``logging`` handler, and ``signal.signal``.
-
-**Stopping.** ``mkdocs serve`` stops cleanly on Ctrl-C (its ``finally`` blocks and the plugins'
-``on_shutdown`` remove its folders and the worker's). SIGTERM, which ``kill`` and process managers
-send, would end the process at once; :meth:`Preview.start` makes it act like Ctrl-C.
-
-**Unapproved outputs.** After each build, the terminal gets one line per example that is shown
-but not approved (new or changed), naming the example and what ``make accept`` would write
-(:mod:`snippet_runner.checking.pending`); the page shows the same under its notice.
+MkDocs' development server holds every request until a build succeeds, and a failed start-up build
+ends ``mkdocs serve``: a snippet's syntax error left it hanging or gone. So under ``mkdocs serve``
+only, the plugin hands snippet failures to :class:`Preview` instead of raising them: the build goes
+on, and every page is answered at once with a self-reloading error page naming the page,
+``file:line`` and the message, as does any other failed build (``on_build_error``), with its
+warnings. SIGTERM acts like Ctrl-C, so ``on_shutdown`` cleans up; after each build the terminal
+names each example not yet approved. All through documented interfaces: plugin events, the server's
+WSGI ``get_app``/``set_app``, a ``logging`` handler and ``signal.signal``.
 """
 
 from __future__ import annotations
@@ -44,9 +25,8 @@ from snippet_runner.checking.pending import pending
 from snippet_runner.errors import SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
-# Snippet failures are errors to the author, but the build must not count them (strict mode turns
-# every warning or error on MkDocs' loggers into a failed build): they go to the terminal through a
-# logger of their own, printed as MkDocs prints its errors.
+# Snippet failures are errors to the author that the build must not count (strict mode fails on any
+# error on MkDocs' loggers): they go to the terminal through a logger of their own.
 _terminal = logging.getLogger("snippet_runner.preview")
 RELOAD_SECONDS = 2
 
@@ -58,13 +38,8 @@ class Preview:
         self.failure: str | None = None  # why the last build failed, as the terminal printed it
         self.raised = False  # whether that build raised (then the site on disk is the one before)
         self._held: _Held | None = None
-        self._snippets_failed = False  # whether this build's snippets failed (it went on regardless)
+        self.snippets_failing = False  # whether this build's snippets failed (it went on regardless)
         self._previous_sigterm: Callable | int | None = None
-
-    @property
-    def snippets_failing(self) -> bool:
-        """Whether this build's snippets failed (and it goes on, to serve the error page)."""
-        return self._snippets_failed
 
     # -- the session -----------------------------------------------------------------------
 
@@ -94,18 +69,17 @@ class Preview:
         self._release()
         self._held = _Held()
         logging.getLogger("mkdocs").addHandler(self._held)
-        self._snippets_failed = False
+        self.snippets_failing = False
 
     def snippets_failed(self, error: SnippetError) -> None:
         """The snippets of this build failed: print it, and serve it until a build succeeds."""
-        self.failure, self.raised, self._snippets_failed = str(error), False, True
+        self.failure, self.raised, self.snippets_failing = str(error), False, True
         _terminal.error(self.failure)
         log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
 
     def built(self, engine: Engine, rels: Iterable[str]) -> None:
-        """``on_post_build``: one line per example not yet approved. The build may still fail
-        after this event (``strict`` counts its warnings last): its warnings are held until then."""
-        if not self._snippets_failed:
+        """``on_post_build``: one line per example not yet approved."""
+        if not self.snippets_failing:
             self.failure, self.raised = None, False
         for rel in dict.fromkeys(rels):
             try:
@@ -133,13 +107,8 @@ class Preview:
     # -- the server ------------------------------------------------------------------------
 
     def serve(self, server) -> None:
-        """``on_serve``: while the last build failed, answer every page with the error page at
-        once; the rest of the site (styles, scripts) is served as usual unless the build raised.
-
-        MkDocs' server holds a request that comes while a build runs until a build succeeds, so a
-        request that came during a build that then failed would wait for ever: the site's answer
-        is fetched beside the request (:class:`_Answer`), and given if it comes; if the build fails
-        first, the request gets the error page (a 503 for a file that is not a page)."""
+        """``on_serve``: while the last build failed, answer every page with the error page at once, and
+        a request made while a build runs, too, if that build fails (MkDocs' server would hold it for ever)."""
         site_app = server.get_app()
         mount = server.mount_path
 
@@ -175,8 +144,7 @@ class Preview:
 
 
 class _Answer:
-    """The site's answer to one request, fetched in a thread of its own, so that the request can
-    stop waiting for it (a thread left waiting for a good build ends with that build)."""
+    """The site's answer to one request, fetched in a thread of its own, so the request can stop waiting."""
 
     def __init__(self, app, environ) -> None:
         self.done = threading.Event()
@@ -212,9 +180,7 @@ def _is_page(path: str) -> bool:
 
 
 def error_page(failure: str, path: str) -> str:
-    """The page every request gets while the last build failed: the message as the terminal
-    printed it (page, ``file:line``, message), self-contained (no stylesheet to load), and
-    reloading itself, so that the first good build shows the page asked for."""
+    """Self-contained (no stylesheet to load), and reloading itself until a good build."""
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -241,8 +207,7 @@ running <code>make serve</code> printed the same message:</p>
 
 
 class _Held(logging.Handler):
-    """The warnings and errors MkDocs logs during one build: ``strict`` fails the build on them and
-    says only how many there were, so the error page lists them."""
+    """The warnings MkDocs logs during one build: ``strict`` says only how many, so the error page lists them."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -258,11 +223,8 @@ _REQUEST_LINE = re.compile(r'^(?:\[[\d:]+\] )?".*" code (?P<code>\d+)$')  # "[08
 
 
 def _request_line(record: logging.LogRecord) -> bool:
-    """MkDocs' server logs every answer but a 200 as a warning, and ``strict`` fails the build
-    that is running when a warning is logged: a browser that asked for a missing page, or reloaded
-    the error page, while a build ran, failed that build, and the next, for as long as it asked.
-    A request is not the build's: its line is logged at INFO, the error pages' (500 and 503,
-    every two seconds while a tab shows one) at DEBUG."""
+    """MkDocs' server logs every answer but a 200 as a warning, which ``strict`` counts against the
+    running build: a request is not the build's, so its line goes to INFO (the error pages' to DEBUG)."""
     request = _REQUEST_LINE.match(str(record.msg))
     if record.levelno == logging.WARNING and request is not None:
         quiet = request["code"] in ("500", "503")

@@ -1,8 +1,5 @@
-"""``make serve``: ``mkdocs serve --dirty``, the pages whose snippets changed rendered again, and
-the execution report served at a URL of its own.
-
-``--dirty`` is MkDocs' documented way to render again only the pages whose source is newer than
-their HTML: a rebuild then does not render every notebook page again through mkdocs-jupyter.
+"""``make serve``: ``mkdocs serve --dirty`` (MkDocs' way to render again only the pages whose source
+changed), plus the pages whose snippets changed, and the execution report at a URL of its own.
 """
 
 from __future__ import annotations
@@ -18,10 +15,8 @@ log = logging.getLogger("mkdocs.plugins.snippet_runner")
 
 
 def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> None:
-    """A page whose snippet, approved output or picture changed has an unchanged source: remove
-    the HTML of every page whose snippets now show something else (``now`` against ``before``:
-    page -> digest), and of every page if what all pages show changed (key ``""``: mkdocs.yml,
-    the theme, the drift records, the build info), so that MkDocs renders exactly those again."""
+    """Remove the HTML of every page whose snippets now show something else (key ``""``: every page),
+    since its source is unchanged and ``--dirty`` would not render it again."""
     if not before:
         return  # the first build of the session renders everything
     everything = now[""] != before.get("")
@@ -37,8 +32,7 @@ def forget_changed_pages(files, before: dict[str, str], now: dict[str, str]) -> 
 
 
 def site_wide(config) -> str:
-    """What every page shows besides its own source: the settings, the theme's overrides, and the
-    drift records behind each page's "which PyTorch" line."""
+    """What every page shows besides its own source: the settings, the overrides, the drift records."""
     digest = hashlib.blake2b(Path(config.config_file_path).read_bytes(), digest_size=16)
     root = Path(config.config_file_path).parent
     drift = config.plugins.get("snippet-drift")
@@ -49,9 +43,7 @@ def site_wide(config) -> str:
 
 
 def dirty_note(record: logging.LogRecord) -> bool:
-    """A logging filter for MkDocs' build logger: its warning on every ``--dirty`` build (stale
-    navigation) would fail the strict rebuild, although every page that shows anything changed is
-    rendered again (``forget_changed_pages``); so it is said as an info line."""
+    """MkDocs' warning on every ``--dirty`` build would fail the strict rebuild: it becomes an info line."""
     if record.levelno == logging.WARNING and str(record.msg).startswith("A 'dirty' build is being performed"):
         record.levelno, record.levelname = logging.INFO, "INFO"
         record.msg = "Dirty build: rendering again the pages whose source, snippets or settings changed"
@@ -59,8 +51,7 @@ def dirty_note(record: logging.LogRecord) -> bool:
 
 
 def report_app(server, path: Path):
-    """The server's WSGI app, answering the execution report's URL (``report.SERVED_AT``) from
-    ``path``, read afresh on every request; returns the report's full URL."""
+    """Serve the execution report at ``report.SERVED_AT``, read afresh each time; return its URL."""
     url_path = server.mount_path + report.SERVED_AT
     site_app = server.get_app()
 
