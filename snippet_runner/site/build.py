@@ -156,7 +156,7 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     if binary is None:
         print(
             f"\nPDF SKIPPED: {shown_as}/{target.path} was not written. {chromium.missing()}, then run `make site`"
-            f" again.\nThe HTML site is complete, but its \"Download PDF\" links point at a missing file.\n",
+            f' again.\nThe HTML site is complete, but its "Download PDF" links point at a missing file.\n',
             file=sys.stderr,
         )
         return 0
@@ -169,13 +169,15 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     key = pdf_cache.pdf_key(print_page, staging, binary)
     pdf_path = staging / target.path
     if pdf_cache.reuse_pdf(project.pdf_cache_dir, key, pdf_path):
-        print(f"PDF unchanged (same print page, assets and Chromium): reused from {project.shown_path(project.pdf_cache_dir)}")
+        print(
+            f"PDF unchanged (same print page, assets and Chromium): reused from {project.shown_path(project.pdf_cache_dir)}"
+        )
         return 0
     from snippet_runner.site import pdf  # Playwright: only when printing
 
     try:
         printed = pdf.print_pdf(print_page, pdf_path, epoch)
-    except Exception as error:  # Playwright, Chromium, rendering or pikepdf: any of them fails the build
+    except Exception as error:  # noqa: BLE001 - Playwright, Chromium, rendering or pikepdf: any fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     pdf_cache.keep_pdf(project.pdf_cache_dir, key, pdf_path)

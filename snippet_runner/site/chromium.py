@@ -14,8 +14,8 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

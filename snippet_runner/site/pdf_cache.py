@@ -14,9 +14,9 @@ import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from snippet_runner.site import chromium
 from snippet_runner.files import hash_files, write_atomic
 from snippet_runner.machine import pinned
+from snippet_runner.site import chromium
 
 # A file the page loads: a src, or the href of a stylesheet or an SVG image, never a link's (<a href>):
 # every page's navigation links every other page, and what a linked page says is not printed.
@@ -74,4 +74,3 @@ def _local_references(page: bytes, folder: Path, site: Path) -> set[Path]:
 
 def _files_under(folder: Path) -> set[Path]:
     return {p.resolve() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else set()
-

@@ -17,9 +17,9 @@ import os
 import sys
 from pathlib import Path
 
+from snippet_runner.files import write_atomic
 from snippet_runner.pictures import vizjs
 from snippet_runner.site import chromium
-from snippet_runner.files import write_atomic
 
 SKIPPED = {".git", ".cache", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
 # A folder that says it is a cache (bford.info/cachedir), as mypy's, pytest's and ruff's do.
