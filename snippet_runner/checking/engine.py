@@ -23,10 +23,9 @@ from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResu
 from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
-# A second worker costs a torch import and a warm-up (about 2.5 s of a core) and saves half of the
-# snippets' own run time: at 10 to 20 ms a snippet (the fork, the sandbox, a small tensor sum) that
-# pays off only beyond about a hundred snippets. Below that it only takes the core the build itself
-# works on while the first worker starts (the chapter's 89: a cold build was faster with one).
+# A second worker costs a torch import and a warm-up and saves half of the snippets' own run time,
+# which pays off only beyond about a hundred snippets; below that it only takes the core the build
+# itself works on while the first worker starts (the figures: dev/measurements.md).
 SNIPPETS_PER_EXTRA_WORKER = 64  # so a second worker starts from 128 snippets to run
 
 

@@ -32,7 +32,7 @@ SOLUTION_TAG = "solution"
 
 def to_notebook(outcome: Outcome, drawer=None) -> str:
     """The notebook JSON for a run of a percent script: each code cell with its output and pictures."""
-    import jupytext  # imported here, not at the top: 0.17 s of every build that writes no notebook
+    import jupytext  # imported here, not at the top: a build that writes no notebook never pays for it
     import nbformat
 
     snippet = outcome.snippet

@@ -2,8 +2,8 @@
 
 We looked at ``concurrent.futures.ProcessPoolExecutor`` and ``multiprocessing.Pool``: neither can
 stop one hung task without breaking the whole pool, and neither tells which line was running.
-jupyter_client kernels can be interrupted, but starting one costs about 4 s before torch is even
-imported (measured in ../shared/NOTES.md), and they report stdout and stderr as separate streams.
+jupyter_client kernels can be interrupted, but starting one costs seconds before torch is even
+imported, and they report stdout and stderr as separate streams.
 So this is a small hand-written pipe protocol: framed JSON in, JSON lines out, each one of the
 dataclasses in :mod:`snippet_runner.running.protocol`.
 

@@ -414,8 +414,8 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def _address_space() -> int:
-    """VmSize, from ``/proc/self/statm`` (its first field, in pages): the kernel formats that file
-    in microseconds, where ``/proc/self/status`` takes about 0.2 ms."""
+    """VmSize, from ``/proc/self/statm`` (its first field, in pages): a far shorter file for the
+    kernel to format than ``/proc/self/status``."""
     fd = os.open("/proc/self/statm", os.O_RDONLY)
     try:
         return int(os.read(fd, 256).split()[0]) * _PAGE

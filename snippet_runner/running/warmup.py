@@ -2,8 +2,8 @@
 
 Each snippet runs in a fork of the worker, so whatever a library sets up lazily, on its first use
 in a process, is set up again in every fork that uses it, and lost when the fork ends. torch does
-much of that: the first ``torch.optim.SGD(...)`` in a process imports ``torch._dynamo`` (about 830
-modules, sympy among them: 1.0 s on an idle core of this machine; the next one costs 0.05 ms).
+much of that: the first ``torch.optim.SGD(...)`` in a process imports ``torch._dynamo`` (hundreds
+of modules, sympy among them), and only the first pays for it.
 Paid once in the worker, before it forks, every fork inherits it.
 
 What to warm is read from the snippets themselves, never from a list kept by hand:

@@ -250,7 +250,7 @@ def _kill_orphans() -> None:
 def _warm_up() -> None:
     """Do once, in the worker, the lazy set-up torch does on a process's first tensor operations
     (dispatch tables, autograd, printing), so each forked child inherits it instead of paying for
-    it again (about 40 ms a snippet). Only scalar-sized work: nothing here starts torch's thread
+    it again. Only scalar-sized work: nothing here starts torch's thread
     pools, which a fork must not inherit, and nothing draws from the random number generators."""
     torch = sys.modules.get("torch")
     if torch is None:
