@@ -407,31 +407,6 @@ def test_drawn_svgs_are_cached_by_their_data(tmp_path):
     assert len(list(tmp_path.rglob("*.svg"))) == 1
 
 
-def test_pictures_drawn_ahead_from_approved_data_are_what_the_page_reads(tmp_path):
-    """``draw_ahead`` fills the cache from an approved pictures file; a page whose run gives the same
-    data reads that SVG (drawing nothing), and one whose data differs draws its own."""
-
-    class Snip:
-        rel = "page/x.py"
-
-        def loc(self, line=1):
-            return f"snippets/page/x.py:{line}"
-
-    data = chain_rule_data()
-    approved = tmp_path / "x.pictures.json"
-    approved.write_text(json.dumps([data]), encoding="utf-8")
-    drawer = Drawer(tmp_path / "cache")
-    drawer.draw_ahead([("page/x.py", approved), ("page/missing.py", tmp_path / "none.json")]).join()
-    assert len(list((tmp_path / "cache").rglob("*.svg"))) == 1
-    before = (drawing.STATS.drawn, drawing.STATS.cached)
-    shown = drawer.figure(Picture("graph", 3, data), Snip(), 1)
-    assert (drawing.STATS.drawn - before[0], drawing.STATS.cached - before[1]) == (0, 1)
-    assert shown == Drawer(None).figure(Picture("graph", 3, data), Snip(), 1)
-    before = drawing.STATS.drawn
-    drawer.figure(Picture("graph", 3, {**data, "title": "not the approved data"}), Snip(), 1)
-    assert drawing.STATS.drawn - before == 1
-
-
 # -- through the engine --------------------------------------------------------------------------
 
 
