@@ -88,28 +88,12 @@ def combined(errors: list[SnippetError]) -> SnippetError:
     return flat[0] if len(flat) == 1 else SnippetErrors(flat)
 
 
-def drawer_for(engine: Engine) -> Drawer:
-    """The build's drawer: its SVG cache beside the snippet cache (none without one)."""
-    return Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
-
-
-def draw_ahead(engine: Engine, rels: list[str]):
-    """Start drawing the approved pictures of ``rels`` while the worker runs them (``Drawer.draw_ahead``)."""
-    approved = []
-    for rel in rels:
-        try:
-            approved.append((rel, engine.load(rel).expected_pictures_path))
-        except SnippetError:
-            continue  # its page reports it
-    return drawer_for(engine).draw_ahead(approved)
-
-
 def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], str] | None = None) -> str:
     """Replace each include with code and output; errors name the page line and the snippet.
     ``raw_html`` stores a picture's HTML (in the extension's stash, so it passes at any indentation)."""
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
-    drawer = drawer_for(engine)
+    drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
     errors: list[SnippetError] = []
     for include in reversed(find_includes(markdown, page)):
         try:

@@ -17,9 +17,7 @@ import hashlib
 import io
 import json
 import re
-import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -81,71 +79,26 @@ class Drawer:
         )
 
     def svg(self, picture, snippet, prefix: str) -> str:
-        path = self._path(picture.data, prefix)
+        key = _key(picture.data, prefix)
+        path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
         if path is not None and path.is_file():
             STATS.cached += 1
             return path.read_text(encoding="utf-8")
-        with _DRAWING:
-            if path is not None and path.is_file():  # drawn ahead (draw_ahead) while this one waited
-                STATS.cached += 1
-                return path.read_text(encoding="utf-8")
-            try:
-                return self._drawn(picture.data, prefix, path)
-            except SnippetError:
-                raise
-            except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
-                raise SnippetError(
-                    snippet.loc(picture.line),
-                    f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
-                ) from None
-
-    def draw_ahead(self, approved: Iterable[tuple[str, Path]]) -> threading.Thread | None:
-        """Draw into the cache, in a thread, the pictures of each ``(rel, approved pictures file)``.
-
-        A cold build's pages wait for the worker's first results (torch's import and its warm-up)
-        with the build's process idle, then drew every picture one after another (matplotlib's import
-        and Node's start among them). The approved data does not depend on the run, so the pictures
-        are drawn during that wait; a page still shows only what its run's checked data gives, read
-        from the cache when it is the approved data, drawn then when it is not. Anything that fails
-        here is left for the page to draw, and to report with its snippet's line.
-        """
-        if self.folder is None:
-            return None
-        thread = threading.Thread(target=self._ahead, args=(list(approved),), name="draw-ahead", daemon=True)
-        thread.start()
-        return thread
-
-    def _ahead(self, approved: list[tuple[str, Path]]) -> None:
-        for rel, file in approved:
-            try:
-                pictures = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else []
-                for number, data in enumerate(pictures, start=1):
-                    prefix = picture_prefix(rel, number)
-                    path = self._path(data, prefix)
-                    with _DRAWING:
-                        if path is not None and not path.is_file():
-                            self._drawn(data, prefix, path)
-            except Exception:  # noqa: BLE001 - the page draws it again and reports the error with its line
-                continue
-
-    def _path(self, data: PictureData, prefix: str) -> Path | None:
-        if self.folder is None:
-            return None
-        key = _key(data, prefix)
-        return self.folder / key[:2] / f"{key}.svg"
-
-    def _drawn(self, data: PictureData, prefix: str, path: Path | None) -> str:
         started = time.perf_counter()
-        svg = draw(data, prefix)
-        STATS.drawn += 1
-        STATS.seconds += time.perf_counter() - started
-        if path is not None:
-            write_atomic(path, svg)
+        try:
+            svg = draw(picture.data, prefix)
+            STATS.drawn += 1
+            STATS.seconds += time.perf_counter() - started
+            if path is not None:
+                write_atomic(path, svg)
+        except SnippetError:
+            raise
+        except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
+            raise SnippetError(
+                snippet.loc(picture.line),
+                f"its {picture.kind} picture could not be drawn: {type(error).__name__}: {error}",
+            ) from None
         return svg
-
-
-# matplotlib's rc_context changes process-wide settings: one picture is drawn at a time
-_DRAWING = threading.Lock()
 
 
 def draw(data: PictureData, prefix: str = "p") -> str:

@@ -11,7 +11,6 @@ The ``{{ run … }}`` lines are expanded by a Python-Markdown extension
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -20,7 +19,6 @@ from mkdocs.plugins import BasePlugin
 from snippet_runner.checking.engine import APPROVAL_MODES, Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
-from snippet_runner.markdown import run_lines
 from snippet_runner.markdown.notebooks import STYLESHEET
 from snippet_runner.pictures import draw
 from snippet_runner.plugins.runner import downloads, exercises, serving
@@ -47,7 +45,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.served_report: str | None = None
         self.notebook_styles: dict[str, None] = {}
         self.shown_rels: list[str] = []  # the snippets the pages show, this build
-        self.drawing: threading.Thread | None = None  # the approved pictures, drawn while the worker runs
         self.preview = Preview()  # make serve: new examples, error pages, unapproved lines
 
     def on_startup(self, *, command, dirty) -> None:
@@ -98,8 +95,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         except SnippetError:
             rels = list(self.notebooks.values())  # a malformed include: its page reports it
         self.engine.prefetch(rels)  # the worker starts on these while MkDocs carries on
-        if self.engine.execute:
-            self.drawing = run_lines.draw_ahead(self.engine, rels)
         self.shown_rels = rels
         return files
 
@@ -156,7 +151,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return env
 
     def on_post_build(self, *, config):
-        self._drawn()
         if self.notebook_styles:  # none in a dirty rebuild that rendered no notebook: the last file stays
             write_atomic(Path(config.site_dir) / STYLESHEET, "\n".join(self.notebook_styles) + "\n")
         if not self.preview.snippets_failing:  # a failing snippet may have no output to put in a notebook
@@ -181,7 +175,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return server
 
     def on_build_error(self, *, error):
-        self._drawn()
         if self.serving:
             self.preview.build_failed(error)
         else:
@@ -191,11 +184,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         _BUILD_LOG.removeFilter(serving.dirty_note)
         self.preview.stop()
         self._close()
-
-    def _drawn(self) -> None:
-        if self.drawing is not None:  # nothing is left drawing into the cache once a build ends
-            self.drawing.join()
-            self.drawing = None
 
     def _close(self) -> None:
         if self.engine is not None:
