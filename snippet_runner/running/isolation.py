@@ -1,11 +1,15 @@
 """The kernel's isolation mechanisms, as :mod:`snippet_runner.running.sandbox` uses them: namespaces, tmpfs
-mounts, a Landlock ruleset with network rules and scopes, a pids cgroup, capabilities.
+mounts, a Landlock ruleset with network rules and scopes, a seccomp filter, a pids cgroup, capabilities.
 
 Every call here is one system call or a few, through ``ctypes``: Python 3.11's ``os`` has no
 ``unshare``, ``mount`` or ``capset`` (``os.unshare`` is 3.12), and the ``landlock`` package
 (1.0.0.dev5, pinned) builds filesystem rulesets only, with no network rules and no scopes, so its
-constants are used and its ``Ruleset`` is not. Nothing here decides policy: which paths, which
-limits and what to do when a mechanism is missing are the sandbox's.
+constants are used and its ``Ruleset`` is not. The seccomp filter is sixteen instructions of
+classic BPF, written here: the standard library has no seccomp binding, and both ``seccomp`` (the
+binding shipped with libseccomp) and ``pyseccomp`` load the system's ``libseccomp.so.2``, which pip
+cannot pin and a worker under another interpreter (make drift) or another machine may lack.
+Nothing here decides policy: which paths, which limits and what to do when a mechanism is missing
+are the sandbox's.
 """
 
 from __future__ import annotations
@@ -100,6 +104,47 @@ def restrict_self(ruleset_fd: int) -> None:
         raise _fail("prctl(PR_SET_NO_NEW_PRIVS)")
     if _libc.syscall(SYSCALL_RESTRICT_SELF, ruleset_fd, 0) != 0:
         raise _fail("landlock_restrict_self")
+
+
+# seccomp (include/uapi/linux/seccomp.h, filter.h, audit.h): (AUDIT_ARCH_*, socket, socketpair)
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41, 53), "aarch64": (0xC00000B7, 198, 199)}
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_ALLOW, _REFUSE = 0x7FFF0000, 0x00050000 | 13  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EACCES
+_LD, _JEQ, _JGE, _AND, _RET = 0x20, 0x15, 0x35, 0x54, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, ALU|AND|K, RET|K
+
+
+def seccomp_available() -> bool:
+    """Whether this kernel takes seccomp filters, on an architecture :func:`refuse_unix_sockets`
+    knows: a null program is refused with ``EFAULT`` where filters exist, ``EINVAL`` where not."""
+    _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, None, 0, 0)
+    refused = ctypes.get_errno()
+    ctypes.set_errno(0)
+    return refused == 14 and os.uname().machine in _SECCOMP_ARCH
+
+
+def refuse_unix_sockets() -> None:
+    """Make ``socket(AF_UNIX, ...)`` fail with ``EACCES`` in this process and all it starts, and
+    ``socketpair(AF_UNIX, ...)`` unless it is a stream or seqpacket pair (a datagram socket can
+    ``sendto`` or reconnect to any named socket). Any other ABI (i386's ``int 0x80``, x32's
+    numbers from ``0x40000000``) gets ``EACCES`` for every call: its socket numbers differ."""
+    arch, socket_nr, pair_nr = _SECCOMP_ARCH[os.uname().machine]
+    allow, refuse = 14, 15  # the last two instructions
+    code = [  # (op, k, where to go if true, if false), None for the next instruction
+        (_LD, 4, None, None), (_JEQ, arch, None, refuse), (_LD, 0, None, None),  # arch, then nr
+        (_JGE, 0x40000000, refuse, None), (_JEQ, socket_nr, None, 7),
+        (_LD, 16, None, None), (_JEQ, 1, refuse, allow),  # 5: socket(AF_UNIX, ...)
+        (_JEQ, pair_nr, None, allow), (_LD, 16, None, None), (_JEQ, 1, None, allow),  # 7: socketpair
+        (_LD, 24, None, None), (_AND, 0xF, None, None), (_JEQ, 1, allow, None), (_JEQ, 5, allow, refuse),
+        (_RET, _ALLOW, None, None), (_RET, _REFUSE, None, None),
+    ]  # fmt: skip
+    skip = lambda i, to: 0 if to is None else to - i - 1  # noqa: E731
+    program = b"".join(struct.pack("=HBBI", op, skip(i, t), skip(i, f), k) for i, (op, k, t, f) in enumerate(code))
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = ctypes.create_string_buffer(struct.pack("@HP", len(code), ctypes.addressof(buffer)))
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
+        raise _fail("prctl(PR_SET_SECCOMP)")
 
 
 def enter_user_namespace(also: int) -> None:

@@ -25,7 +25,12 @@ Prepared in the worker (:class:`Sandbox`) and applied in each forked child
   installation, the system's libraries, a few files of ``/etc`` (:data:`ETC`), its ``/proc``, the CPU
   topology in ``/sys`` and its own folder; it writes only its scratch folder, ``/dev/shm`` and
   ``/dev/null`` and its like. TCP is refused (ABI 4); the scopes (ABI 6) stop it signalling, or
-  reaching through an abstract socket, any process outside. Capabilities are then dropped.
+  reaching through an abstract socket, any process outside.
+* **seccomp**: a filter makes ``socket(AF_UNIX, ...)`` fail with ``EACCES`` (a datagram
+  ``socketpair`` too), so no named UNIX socket anywhere reaches anyone, wherever it is and whatever
+  its permissions (Landlock does not cover ``connect`` to one); a stream ``socketpair``, which reaches
+  only itself, and every other family (the empty network namespace answers those) are allowed.
+  Capabilities are then dropped.
 * **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture file; every other is closed before the
   snippet's code runs, so it holds no pipe to the worker or the build.
 * **Processes and threads** (``# snippet: processes``): a pids cgroup the worker joins once
@@ -44,7 +49,7 @@ small tmpfs beside the scratch folder, size-capped and schema-checked (:meth:`Sa
 Where a mechanism is missing (no unprivileged user namespaces, no Landlock, no cgroup as root),
 the rest still holds, and :attr:`Isolation.off` says what is off and why; the build prints it
 once, and ``tests/builds/test_safety.py`` fails if anything is (``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``
-excepted). Why these mechanisms and not bubblewrap, seccomp or a second user:
+excepted). Why these mechanisms, seccomp only for UNIX sockets, and not bubblewrap or a second user:
 ``dev/decisions/0007-the-trust-boundary.md``.
 """
 
@@ -111,6 +116,7 @@ class Isolation:
     cgroup: isolation.PidsCgroup | None = None
     nproc: bool = False  # RLIMIT_NPROC limits the snippet's processes (not root, in its user namespace)
     landlock: int = 0  # the Landlock ABI
+    seccomp: bool = False  # a seccomp filter can refuse AF_UNIX sockets
     off: list[str] = field(default_factory=list)
     pid_namespace: int | None = None  # the worker's own PID namespace, to return to after each fork
 
@@ -120,7 +126,7 @@ def isolate_worker() -> Isolation:
     while it has a single thread. With namespaces, the process that called it waits, as a stand-in
     for the pool, while a child of it, the init of a new PID namespace, returns and goes on as the
     worker (an init's namespace dies with it: the pool's kill takes every snippet's process along)."""
-    done = Isolation(landlock=isolation.landlock_abi())
+    done = Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
     except (OSError, ValueError) as error:  # ValueError: a /proc/self/cgroup or mountinfo we cannot read
@@ -147,6 +153,8 @@ def isolate_worker() -> Isolation:
         done.off.append("no Landlock: snippets may read any file the build's user can, and write outside scratch")
     elif done.landlock < 6 and not done.namespaces:
         done.off.append(f"Landlock ABI {done.landlock} (< 6): snippets may signal the build's processes")
+    if not done.seccomp:
+        done.off.append("no seccomp filter: snippets may connect to a named UNIX socket in a folder they can see")
     return done
 
 
@@ -184,7 +192,7 @@ class Sandbox:
 
     def __init__(self, inside: str | None = None, isolated: Isolation | None = None) -> None:
         self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
-        self.isolated = isolated or Isolation(landlock=isolation.landlock_abi())
+        self.isolated = isolated or Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
         self._tasks = 0  # the worker's threads, when RLIMIT_NPROC counts the snippet's processes
         self._refused = 0  # the cgroup's refused forks before the next child
         self._mounted: list[str] = []
@@ -256,6 +264,8 @@ class Sandbox:
             ruleset = self._ruleset(folder)
             isolation.restrict_self(ruleset)
             os.close(ruleset)
+        if self.isolated.seccomp:
+            isolation.refuse_unix_sockets()
         if self.isolated.namespaces:
             isolation.drop_capabilities()
 
