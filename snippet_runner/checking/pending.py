@@ -28,16 +28,15 @@ class Pending:
         """``new`` for an example with no approved output at all, else ``changed``."""
         return "new" if self.new and not self.changed and not self.removed else "changed"
 
+    def effects(self, listed=", ".join) -> str:
+        """What approving it does to the approved files ("writes …, rewrites … and removes …"),
+        each group of names joined by ``listed``: the page's notice and the terminal's line say it alike."""
+        verbs = (("writes", self.new), ("rewrites", self.changed), ("removes", self.removed))
+        return " and ".join(f"{verb} {listed(names)}" for verb, names in verbs if names)
+
     def line(self) -> str:
         """The terminal's one line for it."""
-        what = []
-        if self.new:
-            what.append(f"writes {', '.join(self.new)}")
-        if self.changed:
-            what.append(f"rewrites {', '.join(self.changed)}")
-        if self.removed:
-            what.append(f"removes {', '.join(self.removed)}")
-        return f"Not yet approved ({self.kind}): {self.snippet}; `make accept` {' and '.join(what)}"
+        return f"Not yet approved ({self.kind}): {self.snippet}; `make accept` {self.effects()}"
 
 
 def pending(outcome: Outcome) -> Pending | None:

@@ -166,13 +166,9 @@ def _unapproved_warning(outcome: Outcome, verdict) -> list[str]:
         why.append(f"What it shows differs from the approved {_listed(waiting.changed)}.")
     if waiting.removed:
         why.append(f"It no longer shows the pictures of {_listed(waiting.removed)}.")
-    files = [*waiting.new, *waiting.changed]
-    writes = f"writes {_listed(files)}" if files else ""
-    if waiting.removed:
-        writes += (" and " if writes else "") + f"removes {_listed(waiting.removed)}"
     accept = (
         f"Review it, then run `make accept` (every example) or `python -m snippet_runner accept {waiting.rel}`"
-        f" (this one): it runs the example twice and {writes}; `make site` fails until then."
+        f" (this one): it runs the example twice and {waiting.effects(_listed)}; `make site` fails until then."
     )
     lines = ['!!! warning "Output not yet approved"', "", f"    {' '.join(why)} {accept}"]
     if verdict.diff:
