@@ -370,9 +370,10 @@ def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
             f" with '# snippet: timeout {snippet.timeout * 2:g}' at the top of the file",
             detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
         )
+    where = "here" if line else "at a line no stack names"
     raise SnippetError(
         snippet.loc(line or 1),
-        f"the process running this snippet died here (exit code {death.exit_code})",
+        f"the process running this snippet died {where} (exit code {death.exit_code})",
         detail=_snippet_stack(death.stack, snippet.path),
     )
 
@@ -396,7 +397,7 @@ def _snippet_stack(stack: str, path: Path) -> str:
         for line in stack.splitlines()
         if line.strip() and ("File " not in line or folder in line)
     ]
-    return "\n".join(kept) or "(no stack was written: the process was killed from outside)"
+    return "\n".join(kept) or "(no stack was written: os._exit() and a kill from outside leave none)"
 
 
 def _innermost_line(stack: str, path: Path) -> int | None:
