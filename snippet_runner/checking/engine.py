@@ -386,7 +386,7 @@ def _misspelled_setting(snippet: spec.Snippet, failure: SnippetError | None) -> 
     if hint is None or isinstance(failure, SetupError):
         return failure
     then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
-    return SnippetError(snippet.loc(hint.line), hint.message() + then, detail=failure.detail if failure else "")
+    return SnippetError(snippet.loc(hint[0]), hint[1] + then, detail=failure.detail if failure else "")
 
 
 def _snippet_stack(stack: str, path: Path) -> str:

@@ -1,15 +1,11 @@
 """The kernel's isolation mechanisms, as :mod:`snippet_runner.running.sandbox` uses them: namespaces, tmpfs
 mounts, a Landlock ruleset with network rules and scopes, a seccomp filter, a pids cgroup, capabilities.
 
-Every call here is one system call or a few, through ``ctypes``: Python 3.11's ``os`` has no
-``unshare``, ``mount`` or ``capset`` (``os.unshare`` is 3.12), and the ``landlock`` package
-(1.0.0.dev5, pinned) builds filesystem rulesets only, with no network rules and no scopes, so its
-constants are used and its ``Ruleset`` is not. The seccomp filter is sixteen instructions of
-classic BPF, written here: the standard library has no seccomp binding, and both ``seccomp`` (the
-binding shipped with libseccomp) and ``pyseccomp`` load the system's ``libseccomp.so.2``, which pip
-cannot pin and a worker under another interpreter (make drift) or another machine may lack.
-Nothing here decides policy: which paths, which limits and what to do when a mechanism is missing
-are the sandbox's.
+Each call is a system call or a few, through ``ctypes``: 3.11's ``os`` has no ``unshare``, ``mount``
+or ``capset``; the ``landlock`` package (pinned) has no network rules or scopes, so only its
+constants are used; and the seccomp bindings load the system's ``libseccomp.so.2``, which pip
+cannot pin, so the filter is classic BPF written here. Policy (paths, limits, what to do when a
+mechanism is missing) is the sandbox's.
 """
 
 from __future__ import annotations
@@ -30,14 +26,11 @@ try:
 except ImportError:  # a worker under another interpreter (make drift) has only torch and numpy
     PR_SET_NO_NEW_PRIVS, SYSCALL_CREATE_RULESET, SYSCALL_ADD_RULE, SYSCALL_RESTRICT_SELF = 38, 444, 445, 446
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 2, 4, 8, 32, 4096
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_REC, MS_PRIVATE = 0x4000, 1 << 18
 
 # Landlock (include/uapi/linux/landlock.h)
@@ -57,9 +50,15 @@ def _fail(what: str) -> OSError:
     return OSError(err, f"{what}: {os.strerror(err)}")
 
 
+def _check(result: int, what: str) -> None:
+    """A libc call's result: anything but 0 raises its errno, naming ``what``."""
+    if result != 0:
+        raise _fail(what)
+
+
 def landlock_abi() -> int:
     """The Landlock ABI this kernel offers; 0 if none."""
-    abi = _libc.syscall(SYSCALL_CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+    abi = libc.syscall(SYSCALL_CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
     ctypes.set_errno(0)
     return max(abi, 0)
 
@@ -69,15 +68,15 @@ def fs_rights(abi: int) -> int:
     return (1 << _FS_BITS.get(abi, 16)) - 1
 
 
-def create_ruleset(abi: int, fs: int, net: bool, scoped: bool) -> int:
-    """A ruleset that denies every right in ``fs`` beyond the rules added to it, every TCP bind
-    and connect if ``net`` (ABI 4), and signals and abstract UNIX sockets to processes outside
-    the sandbox if ``scoped`` (ABI 6). Returns its file descriptor."""
-    net_rights = NET_BIND_TCP | NET_CONNECT_TCP if net and abi >= 4 else 0
-    scopes = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if scoped and abi >= 6 else 0
+def create_ruleset(abi: int, fs: int) -> int:
+    """The descriptor of a ruleset that denies every right in ``fs`` beyond the rules added to it,
+    every TCP bind and connect (ABI 4), and signals and abstract UNIX sockets to processes outside
+    the sandbox (ABI 6)."""
+    net_rights = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
+    scopes = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     attr = ctypes.create_string_buffer(struct.pack("=QQQ", fs, net_rights, scopes)[:size], size)
-    fd = _libc.syscall(SYSCALL_CREATE_RULESET, attr, ctypes.c_size_t(size), 0)
+    fd = libc.syscall(SYSCALL_CREATE_RULESET, attr, ctypes.c_size_t(size), 0)
     if fd < 0:
         raise _fail("landlock_create_ruleset")
     return fd
@@ -91,8 +90,7 @@ def allow_beneath(ruleset_fd: int, path: str, rights: int) -> None:
         if not os.path.isdir(path):
             rights &= FS_FILE_RIGHTS
         attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, target), 12)
-        if _libc.syscall(SYSCALL_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, attr, 0) != 0:
-            raise _fail(f"landlock_add_rule({path})")
+        _check(libc.syscall(SYSCALL_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, attr, 0), f"landlock_add_rule({path})")
     finally:
         os.close(target)
 
@@ -100,10 +98,8 @@ def allow_beneath(ruleset_fd: int, path: str, rights: int) -> None:
 def restrict_self(ruleset_fd: int) -> None:
     """Enter the ruleset, for good: this process and everything it starts. A failure must stop the
     caller, never let it go on unconfined."""
-    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-    if _libc.syscall(SYSCALL_RESTRICT_SELF, ruleset_fd, 0) != 0:
-        raise _fail("landlock_restrict_self")
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    _check(libc.syscall(SYSCALL_RESTRICT_SELF, ruleset_fd, 0), "landlock_restrict_self")
 
 
 # seccomp (include/uapi/linux/seccomp.h, filter.h, audit.h): (AUDIT_ARCH_*, socket, socketpair)
@@ -116,7 +112,7 @@ _LD, _JEQ, _JGE, _AND, _RET = 0x20, 0x15, 0x35, 0x54, 0x06  # BPF_LD|W|ABS, JMP|
 def seccomp_available() -> bool:
     """Whether this kernel takes seccomp filters, on an architecture :func:`refuse_unix_sockets`
     knows: a null program is refused with ``EFAULT`` where filters exist, ``EINVAL`` where not."""
-    _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, None, 0, 0)
+    libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, None, 0, 0)
     refused = ctypes.get_errno()
     ctypes.set_errno(0)
     return refused == 14 and os.uname().machine in _SECCOMP_ARCH
@@ -141,18 +137,15 @@ def refuse_unix_sockets() -> None:
     program = b"".join(struct.pack("=HBBI", op, skip(i, t), skip(i, f), k) for i, (op, k, t, f) in enumerate(code))
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = ctypes.create_string_buffer(struct.pack("@HP", len(code), ctypes.addressof(buffer)))
-    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise _fail("prctl(PR_SET_NO_NEW_PRIVS)")
-    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
-        raise _fail("prctl(PR_SET_SECCOMP)")
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    _check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0), "prctl(PR_SET_SECCOMP)")
 
 
 def enter_user_namespace(also: int) -> None:
     """Become root of a new user namespace (mapped to our own uid and gid, nothing else), with new
     namespaces of the kinds in ``also`` that it owns. The caller must be single-threaded."""
     uid, gid = os.geteuid(), os.getegid()
-    if _libc.unshare(CLONE_NEWUSER | also) != 0:
-        raise _fail("unshare(CLONE_NEWUSER)")
+    _check(libc.unshare(CLONE_NEWUSER | also), "unshare(CLONE_NEWUSER)")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
         try:
@@ -162,25 +155,21 @@ def enter_user_namespace(also: int) -> None:
 
 
 def unshare(flags: int) -> None:
-    if _libc.unshare(flags) != 0:
-        raise _fail("unshare")
+    _check(libc.unshare(flags), "unshare")
 
 
 def setns(fd: int, kind: int) -> None:
-    if _libc.setns(fd, kind) != 0:
-        raise _fail("setns")
+    _check(libc.setns(fd, kind), "setns")
 
 
 def unmount(target: str) -> None:
     """Detach ``target``'s mount (``MNT_DETACH``): it is freed once nothing uses it."""
-    if _libc.umount2(os.fsencode(target), 2) != 0:
-        raise _fail(f"umount2({target})")
+    _check(libc.umount2(os.fsencode(target), 2), f"umount2({target})")
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, options: str | None = None) -> None:
     encode = lambda text: None if text is None else os.fsencode(text)  # noqa: E731
-    if _libc.mount(encode(source), encode(target), encode(fstype), flags, encode(options)) != 0:
-        raise _fail(f"mount({target})")
+    _check(libc.mount(encode(source), encode(target), encode(fstype), flags, encode(options)), f"mount({target})")
 
 
 def mount_tmpfs(target: str, size: int, inodes: int, mode: int) -> None:
@@ -194,8 +183,7 @@ def drop_capabilities() -> None:
     """Empty the effective, permitted and inheritable sets (with ``no_new_privs``, an ``execve``
     cannot give them back)."""
     data = ctypes.create_string_buffer(24)
-    if _libc.capset(ctypes.create_string_buffer(_CAP_HEADER, 8), data) != 0:
-        raise _fail("capset")
+    _check(libc.capset(ctypes.create_string_buffer(_CAP_HEADER, 8), data), "capset")
 
 
 class PidsCgroup:
@@ -205,10 +193,9 @@ class PidsCgroup:
     and threads of all of them together."""
 
     def __init__(self, path: str):
-        self.path = path
         self._max = os.open(os.path.join(path, "pids.max"), os.O_WRONLY | os.O_CLOEXEC)
         self._current = os.open(os.path.join(path, "pids.current"), os.O_RDONLY | os.O_CLOEXEC)
-        self.events = os.open(os.path.join(path, "pids.events"), os.O_RDONLY | os.O_CLOEXEC)
+        self._events = os.open(os.path.join(path, "pids.events"), os.O_RDONLY | os.O_CLOEXEC)
 
     @classmethod
     def join(cls, pid: int) -> PidsCgroup:
@@ -232,15 +219,10 @@ class PidsCgroup:
     def set_max(self, count: int) -> None:
         os.pwrite(self._max, str(count).encode(), 0)
 
-    def refusals(self, fd: int | None = None) -> int:
+    def refusals(self) -> int:
         """How many forks this cgroup has refused so far (``pids.events``' ``max``)."""
-        text = os.pread(self.events if fd is None else fd, 256, 0).decode()
+        text = os.pread(self._events, 256, 0).decode()
         return int(text.split("max", 1)[1].split()[0]) if "max" in text else 0
-
-    def close_limit(self) -> None:
-        """Close what could change the limit (a child does this, so a snippet cannot)."""
-        os.close(self._max)
-        os.close(self._current)
 
 
 def _pids_hierarchy() -> tuple[str, str]:
@@ -294,7 +276,7 @@ def release_cgroup(pid: int) -> None:
             return
         except FileNotFoundError:
             return
-        except OSError:
+        except OSError:  # not empty yet
             pass
         try:
             with open(os.path.join(path, "cgroup.procs")) as procs:
@@ -304,5 +286,4 @@ def release_cgroup(pid: int) -> None:
         for orphan in left:
             with contextlib.suppress(OSError):  # gone meanwhile
                 os.kill(orphan, 9)
-
         time.sleep(0.01)

@@ -1,24 +1,21 @@
 """The parent side of the worker: send requests, collect results, survive hangs and crashes.
 
-We looked at ``concurrent.futures.ProcessPoolExecutor`` and ``multiprocessing.Pool``: neither can
-stop one hung task without breaking the whole pool, and neither tells which line was running.
-jupyter_client kernels can be interrupted, but starting one costs seconds before torch is even
-imported, and they report stdout and stderr as separate streams.
-So this is a small hand-written pipe protocol: framed JSON in, JSON lines out, each one of the
-dataclasses in :mod:`snippet_runner.running.protocol`.
+``ProcessPoolExecutor`` and ``multiprocessing.Pool`` cannot stop one hung task without breaking the
+pool, nor say which line ran; a Jupyter kernel costs seconds to start and splits stdout from
+stderr. Hence a small pipe protocol: framed JSON in, JSON lines out
+(:mod:`snippet_runner.running.protocol`). ``submit`` sends at once, so the worker runs snippets
+while MkDocs renders; if the worker dies, the running request gets the verdict and the others go
+to a fresh worker.
 
-Requests are pipelined: ``submit`` sends at once, so the worker imports torch and runs snippets
-while MkDocs renders other pages. If the worker dies (a hang, a crash), the request it was running
-gets the verdict and every other pending request is sent again to a fresh worker.
-
-Nothing the worker sends is taken on trust: each line is bounded in size before it is parsed,
-must be exactly one of the messages due at that point (a ``Started`` for the next request sent, a
-result for the one running), and must come within a deadline derived from the snippet's own
-timeout. Anything else kills the worker and raises :class:`WorkerBroke`, which names the snippet.
+Nothing the worker sends is trusted: each line is size-bounded before parsing, must be exactly
+the message due (a ``Started`` for the next request sent, a result for the one running), and must
+come within a deadline from the snippet's own timeout. Anything else kills the worker and raises
+:class:`WorkerBroke`, naming the snippet.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -46,17 +43,6 @@ LINE_LIMIT = 1024**2  # bytes a line may hold beyond six per byte of the running
 RECYCLE_ABOVE_KB = 2 * 1024 * 1024  # a worker larger than this is replaced between requests
 
 
-def _status_kb(pid: int, field: str) -> int:
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 class _WorkerDied(Exception):
     pass
 
@@ -79,38 +65,29 @@ class PreloadError(RuntimeError):
 
 
 class _Process:
-    def __init__(
-        self,
-        preload: tuple[str, ...],
-        dump_path: str,
-        env: dict[str, str] | None = None,
-        python: str | None = None,
-    ):
+    def __init__(self, preload: tuple[str, ...], folder: str, env: dict[str, str] | None, python: str | None):
+        """A worker whose snippets' scratch folder goes in ``folder`` (the runner's), so it goes
+        with it even if the worker is killed."""
         read_fd, write_fd = os.pipe()
-        # Never the build's environment: a short allowlist (sandbox.worker_environment), which
-        # keeps OpenBLAS (under numpy) at one thread, so that a process that forks holds no
-        # threads a child could inherit half-way through a lock.
+        # Never the build's environment: a short allowlist, which keeps OpenBLAS at one thread, so
+        # a process that forks holds no thread a child could inherit half-way through a lock.
         env = dict(env or {})
         if python is not None:  # another interpreter (make drift): let it import this engine too
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
-        env = sandbox.worker_environment(os.path.dirname(dump_path), env)
         self.proc = subprocess.Popen(
-            # the snippets' scratch folder goes in the runner's (the dump's), so it goes with it even
-            # if the worker is killed
             [
                 # issue 42: no caret lines in tracebacks, under every Python (snippet_runner/pythons.py)
                 *(python or sys.executable, "-X", "no_debug_ranges", "-m", "snippet_runner.running.worker"),
-                *(str(write_fd), ",".join(preload), os.path.dirname(dump_path)),
+                *(str(write_fd), ",".join(preload), folder),
             ],
             stdin=subprocess.PIPE,
-            env=env,
+            env=sandbox.worker_environment(folder, env),
             stdout=subprocess.DEVNULL,
             pass_fds=(write_fd,),
         )
         os.close(write_fd)
         self.fd = read_fd
         self.buffer = b""
-        self.dump_path = dump_path
         self.spawned = time.perf_counter()
 
     def send_warm(self, names: tuple[str, ...]) -> None:
@@ -151,14 +128,15 @@ class _Process:
         return protocol.loads(line, Ready, PreloadFailed, Started, RunResult, Death)
 
     def rss_kb(self, field: str) -> int:
-        """The worker's own size (with namespaces, the child of the process started here)."""
+        """The worker's own size (with namespaces, the child of the process started here); 0 if gone."""
         pid = self.proc.pid
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+            pid = int((children.read().split() or [str(pid)])[0])
         try:
-            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
-                pid = int((children.read().split() or [str(pid)])[0])
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
+                return next((int(line.split()[1]) for line in status if line.startswith(field + ":")), 0)
         except OSError:
-            pass
-        return _status_kb(pid, field)
+            return 0
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -199,23 +177,12 @@ class Runner:
         self.protections_off: tuple[str, ...] = ()  # what the worker's sandbox could not enforce
         self.workers_started = 0
         self.preload_failed: PreloadFailed | None = None
-        self.recycled = 0
         self._sent: set[int] = set()  # tickets sent to the current worker and not answered yet
         self._unread: dict[int, int] = {}  # tickets sent and not started yet -> their bytes in the pipe
 
     def warm_up(self) -> None:
         """Start the worker now, so torch is imported before the first request needs it."""
         self._ensure_process()
-
-    def starting(self) -> bool:
-        """Whether the worker was started and has not yet imported its preloads and warmed up: the
-        seconds a caller would otherwise spend waiting for its first result."""
-        if self._process is None or self.import_seconds is not None or self.preload_failed is not None:
-            return False
-        if self.broken is not None:
-            return False
-        self._pump(timeout=0)
-        return self.import_seconds is None and self.preload_failed is None
 
     def wait_ready(self) -> None:
         """Block until the worker has imported its preloads (the benchmark uses this)."""
@@ -293,7 +260,7 @@ class Runner:
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            process = _Process(self.preload, os.path.join(self._scratch, "stack.txt"), self.env, self.python)
+            process = _Process(self.preload, self._scratch, self.env, self.python)
             process.send_warm(self.warm() if self.warm is not None else ())
             self._process = process
             self.workers_started += 1
@@ -348,7 +315,9 @@ class Runner:
             self._sent.discard(message.id)
             self._done[message.id] = message
             if not self._pending and process.rss_kb("VmRSS") > RECYCLE_ABOVE_KB:
-                self._recycle(process)
+                # a fork leaves the worker as it was; should it grow anyway, the next request starts another
+                process.kill()
+                self._process, self._sent, self._unread, self.import_seconds = None, set(), {}, None
             self._fill()
 
     def _break(self, process: _Process, why: str) -> None:
@@ -359,15 +328,6 @@ class Runner:
         process.kill()
         self._process = None
         self.broken = WorkerBroke(snippet, why)
-
-    def _recycle(self, process: _Process) -> None:
-        """Replace a worker that grew past ``RECYCLE_ABOVE_KB``; the next request starts a new one.
-        (Snippets run in forks of the worker, so it should not grow; this bounds it if it does.)"""
-        self.recycled += 1
-        process.kill()
-        self._process = None
-        self._sent, self._unread = set(), {}
-        self.import_seconds = None
 
     def _check_deadline(self, process: _Process) -> None:
         """Every wait ends: the worker's start within ``START_TIMEOUT``, a request's start within

@@ -1,56 +1,48 @@
 """Confine the process that runs one snippet: what it may read, write, reach, start and leave behind.
 
-A snippet is a stranger's pull request. Everything its process can reach is its own: its stdin
-(empty), its stdout and stderr (one capture file, its output), its folder (read-only), its scratch
-folder, its ``/dev/shm`` and its own processes; nothing of the worker, the build or the machine.
-Prepared in the worker (:class:`Sandbox`) and applied in each forked child
-(:mod:`snippet_runner.running.worker`) before the snippet runs. From the outside in:
+A snippet is a stranger's pull request. It may reach only its own: an empty stdin, one capture
+file as stdout and stderr, its folder (read-only), its scratch folder, its ``/dev/shm`` and its
+own processes; nothing of the worker, the build or the machine. Prepared in the worker
+(:class:`Sandbox`), applied in each forked child (:mod:`snippet_runner.running.worker`). From the
+outside in:
 
-* **Environment**: the worker is started with a short allowlist (:func:`worker_environment`), never
-  the build's variables; ``HOME`` and ``TMPDIR`` point at the snippet's scratch folder.
-* **Namespaces, entered once by the worker** (:func:`isolate_worker`, first thing, while it is
-  single-threaded): a user namespace that maps only the build's own uid; a network namespace with
-  no interface up, so no code reaches any address, nor an abstract UNIX socket of another program;
-  a mount namespace where ``/run`` is empty and ``/dev`` holds only ``null``, ``zero``, ``full``,
-  ``random``, ``urandom`` and ``shm``; and a PID namespace of which the worker is the init.
-* **Per run**: a PID namespace of its own, whose init is the snippet's process, so that when it
-  ends the kernel kills everything it started (``setsid`` and double forks included), and a
-  ``/proc`` of that namespace, which shows it only its own processes. A mount namespace of its
-  own, where ``/tmp``, ``/var/tmp``, ``/root``, ``/home``, ``/mnt``, ``/media`` and ``/srv`` are empty
-  (but for what it may read: its folder, the Python installation), so no named UNIX socket there
-  reaches anyone. The worker mounts a fresh tmpfs for its scratch folder (``# snippet: disk``) and
-  one for ``/dev/shm`` (``# snippet: shm``) before the fork and removes them after: both are kept in
-  memory, so both count against its memory limit.
-* **Landlock** (ABI 1 to 7), built in the child for its folder: it reads only the Python
-  installation, the system's libraries, a few files of ``/etc`` (:data:`ETC`), its ``/proc``, the CPU
-  topology in ``/sys`` and its own folder; it writes only its scratch folder, ``/dev/shm`` and
-  ``/dev/null`` and its like. TCP is refused (ABI 4); the scopes (ABI 6) stop it signalling, or
-  reaching through an abstract socket, any process outside.
-* **seccomp**: a filter makes ``socket(AF_UNIX, ...)`` fail with ``EACCES`` (a datagram
-  ``socketpair`` too), so no named UNIX socket anywhere reaches anyone, wherever it is and whatever
-  its permissions (Landlock does not cover ``connect`` to one); a stream ``socketpair``, which reaches
-  only itself, and every other family (the empty network namespace answers those) are allowed.
+* **Environment**: an allowlist (:func:`worker_environment`); ``HOME`` and ``TMPDIR`` are the scratch folder.
+* **Namespaces the worker enters once** (:func:`isolate_worker`, while single-threaded): a user
+  namespace mapping only the build's uid; a network namespace with no interface up (no address,
+  no abstract UNIX socket of another program); a mount namespace with an empty ``/run`` and a
+  ``/dev`` of ``null``, ``zero``, ``full``, ``random``, ``urandom`` and ``shm``; a PID namespace
+  whose init is the worker.
+* **Per run**: a PID namespace whose init is the snippet, so the kernel kills all it started
+  (``setsid`` and double forks too) when it ends, with a ``/proc`` showing only those; a mount
+  namespace where ``/tmp``, ``/var/tmp``, ``/root``, ``/home``, ``/mnt``, ``/media`` and ``/srv``
+  are empty but for what it may read, so no named UNIX socket there reaches anyone; and fresh
+  tmpfs mounts for its scratch folder (``# snippet: disk``) and ``/dev/shm`` (``# snippet: shm``),
+  both in memory, so both count against its memory limit.
+* **Landlock** (ABI 1 to 7): it reads only the Python installation, the system's libraries, a few
+  files of ``/etc`` (:data:`ETC`), its ``/proc``, the CPU topology in ``/sys`` and its folder; it
+  writes only its scratch folder, ``/dev/shm`` and ``/dev/null`` and its like. No TCP (ABI 4); no
+  signal or abstract socket to a process outside (scopes, ABI 6).
+* **seccomp**: ``socket(AF_UNIX, ...)`` and datagram ``socketpair`` fail with ``EACCES``, so no
+  named UNIX socket anywhere reaches anyone (Landlock does not cover ``connect`` to one); a stream
+  ``socketpair`` and other families (the empty network namespace answers those) are allowed.
   Capabilities are then dropped.
-* **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture file; every other is closed before the
-  snippet's code runs, so it holds no pipe to the worker or the build.
+* **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture; every other is closed before its code
+  runs, so it holds no pipe to the worker or the build.
 * **Processes and threads** (``# snippet: processes``): a pids cgroup the worker joins once
-  (:class:`~snippet_runner.running.isolation.PidsCgroup`), ``pids.max`` set before each fork; where
-  none can be made, ``RLIMIT_NPROC``.
-* **Memory**: ``RLIMIT_AS``, the address space the child has plus its allowance less its scratch
-  folder and ``/dev/shm`` (``# snippet: memory``), never more than the machine's RAM.
-* **Output**: ``RLIMIT_FSIZE`` on every file it writes, the capture file too, one byte past its
-  allowance (``# snippet: output``), with ``SIGXFSZ`` ignored.
+  (:class:`~snippet_runner.running.isolation.PidsCgroup`), ``pids.max`` set before each fork; else
+  ``RLIMIT_NPROC``.
+* **Memory**: ``RLIMIT_AS``, what the child has plus its allowance less its tmpfs folders, never
+  more than the machine's RAM. **Output**: ``RLIMIT_FSIZE``, one byte past its allowance, on every
+  file it writes, the capture too (``SIGXFSZ`` ignored).
 
-What the build records is what the worker sees from outside once the child is gone (the capture
-file, the exit status, the time, the limits it hit: :meth:`Sandbox.limits_hit`); what the child
-says about itself (its exception, pictures, print positions) is a file the worker reads from a
-small tmpfs beside the scratch folder, size-capped and schema-checked (:meth:`Sandbox.report`).
+The build records what the worker sees once the child is gone (capture, exit status, time, the
+limits hit: :meth:`Sandbox.limits_hit`); the child's account of itself is a file the worker reads
+from a small tmpfs, size-capped and schema-checked (:meth:`Sandbox.report`).
 
-Where a mechanism is missing (no unprivileged user namespaces, no Landlock, no cgroup as root),
-the rest still holds, and :attr:`Isolation.off` says what is off and why; the build prints it
-once, and ``tests/builds/test_safety.py`` fails if anything is (``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``
-excepted). Why these mechanisms, seccomp only for UNIX sockets, and not bubblewrap or a second user:
-``dev/decisions/0007-the-trust-boundary.md``.
+Where a mechanism is missing, the rest still holds and :attr:`Isolation.off` says what is off
+and why; the build prints it once, and ``tests/builds/test_safety.py`` fails if anything is
+(unless ``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``). Why these mechanisms, and not bubblewrap or a
+second user: ``dev/decisions/0007-the-trust-boundary.md``.
 """
 
 from __future__ import annotations
@@ -82,23 +74,13 @@ ENVIRONMENT = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONHASHSEED", "OMP_NUM_THRE
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # audit events that change the file system, and which of their arguments are paths
 _CHANGES = {
-    "os.remove": (0,),
-    "os.rmdir": (0,),
-    "os.mkdir": (0,),
-    "os.rename": (0, 1),
-    "os.link": (0, 1),
-    "os.symlink": (1,),
-    "os.truncate": (0,),
-    "os.chmod": (0,),
-    "os.chown": (0,),
-    "os.utime": (0,),
+    **dict.fromkeys(("os.remove", "os.rmdir", "os.mkdir", "os.truncate", "os.chmod", "os.chown", "os.utime"), (0,)),
+    **dict.fromkeys(("os.rename", "os.link", "shutil.move"), (0, 1)),
+    **dict.fromkeys(("os.symlink", "shutil.copyfile"), (1,)),
     "shutil.rmtree": (0,),
-    "shutil.move": (0, 1),
-    "shutil.copyfile": (1,),
 }
 _NETWORK = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo"}
 _TMPFS_INODE = 4096  # one inode for each page of a tmpfs' size: a flood of empty files fills it too
-_MS_BIND, _MS_REMOUNT, _MS_RDONLY = 4096, 32, 1
 
 
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -162,7 +144,7 @@ def _stand_in(pid: int) -> None:
     """In the parent: hold nothing, wait for the worker, and end as it ended. In the worker (``pid``
     0): die with that parent, which is what the pool kills."""
     if pid == 0:
-        if isolation._libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
+        if isolation.libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
             raise OSError("prctl(PR_SET_PDEATHSIG) failed")
         return
     os.closerange(3, 1 << 20)
@@ -190,9 +172,9 @@ class Sandbox:
     worker, emptied between snippets (:meth:`release`).
     """
 
-    def __init__(self, inside: str | None = None, isolated: Isolation | None = None) -> None:
+    def __init__(self, inside: str | None, isolated: Isolation) -> None:
         self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
-        self.isolated = isolated or Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
+        self.isolated = isolated
         self._tasks = 0  # the worker's threads, when RLIMIT_NPROC counts the snippet's processes
         self._refused = 0  # the cgroup's refused forks before the next child
         self._mounted: list[str] = []
@@ -318,8 +300,6 @@ class Sandbox:
         if self.isolated.namespaces:
             return
         try:
-            if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
-                return
             for entry in os.scandir(self.scratch):
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)
@@ -340,7 +320,7 @@ class Sandbox:
         refuses it raises: the snippet must not run without it."""
         abi = self.isolated.landlock
         every = isolation.fs_rights(abi)
-        fd = isolation.create_ruleset(abi, every, net=True, scoped=True)
+        fd = isolation.create_ruleset(abi, every)
         try:
             for path in (*_readable(), folder):
                 if os.path.exists(path):
@@ -378,7 +358,7 @@ def _hide(folders: list[str], keep: list[str]) -> None:
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     open(path, "w").close()
                 isolation.mount(source, path, None, isolation.MS_BIND | isolation.MS_REC)
-            flags = isolation.MS_NOSUID | isolation.MS_NODEV | _MS_RDONLY
+            flags = isolation.MS_NOSUID | isolation.MS_NODEV | isolation.MS_RDONLY
             isolation.mount(None, folder, None, isolation.MS_BIND | isolation.MS_REMOUNT | flags)
         finally:
             os.close(old)
@@ -404,10 +384,10 @@ def _private_dev_and_scratch(root: str) -> None:
     for name in DEVICES:
         if os.path.exists(f"/dev/{name}"):
             open(os.path.join(dev, name), "w").close()
-            isolation.mount(f"/dev/{name}", os.path.join(dev, name), None, _MS_BIND)
-    isolation.mount(dev, "/dev", None, _MS_BIND | isolation.MS_REC)
-    isolation.mount(None, "/dev", None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
-    isolation.mount(None, root, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+            isolation.mount(f"/dev/{name}", os.path.join(dev, name), None, isolation.MS_BIND)
+    isolation.mount(dev, "/dev", None, isolation.MS_BIND | isolation.MS_REC)
+    for path in ("/dev", root):
+        isolation.mount(None, path, None, isolation.MS_BIND | isolation.MS_REMOUNT | isolation.MS_RDONLY)
 
 
 def _owner(st: os.stat_result) -> tuple[int, int, int]:
@@ -415,22 +395,15 @@ def _owner(st: os.stat_result) -> tuple[int, int, int]:
 
 
 def _limit_memory(memory: int) -> None:
-    have = _address_space()
-    ceiling = have + min(memory, int(physical_memory() * 0.9))
-    resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def _address_space() -> int:
-    """VmSize, from ``/proc/self/statm`` (its first field, in pages): a far shorter file for the
-    kernel to format than ``/proc/self/status``."""
+    """RLIMIT_AS: the address space the child has (VmSize, from ``/proc/self/statm``, a far shorter
+    file for the kernel to format than ``status``) plus ``memory``, at most 90% of the RAM."""
     fd = os.open("/proc/self/statm", os.O_RDONLY)
     try:
-        return int(os.read(fd, 256).split()[0]) * _PAGE
+        have = int(os.read(fd, 256).split()[0]) * os.sysconf("SC_PAGE_SIZE")
     finally:
         os.close(fd)
+    ceiling = have + min(memory, int(physical_memory() * 0.9))
+    resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
 
 
 class _Guard:

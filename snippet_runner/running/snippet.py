@@ -1,29 +1,22 @@
 """Read a snippet file: its code, its ``# snippet:`` settings, its cells and the local modules it imports.
 
-Settings live in comments so the file stays a plain script that ``python file.py`` runs unchanged:
+Settings are comments, so the file stays a plain script that ``python file.py`` runs unchanged:
 
     # snippet: raises RuntimeError: backward through the graph a second time
-    # snippet: timeout 60
-    # snippet: memory 4GB
-    # snippet: output 2MB
-    # snippet: processes 256
-    # snippet: disk 1GB
-    # snippet: shm 256MB
-
-The others are the snippet's limits: time (default 30 s), memory (3 GB), printed output (1 MB),
-processes and threads alive at once, its own included (128), the files in its scratch folder
-together (256 MB), and POSIX shared memory, ``/dev/shm`` (64 MB). Two more ask the build for a
-picture of the run, which :mod:`snippet_runner.pictures` captures in the snippet's own process:
-
+    # snippet: timeout 60        (seconds; default 30)
+    # snippet: memory 4GB        (default 3GB)
+    # snippet: output 2MB        (printed; default 1MB)
+    # snippet: processes 256     (and threads at once, its own included; default 128)
+    # snippet: disk 1GB          (its scratch folder's files together; default 256MB)
+    # snippet: shm 256MB         (/dev/shm; default 64MB)
     # snippet: graph loss saved
     # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
 
-In a plain snippet every setting sits at the top of the file, where the listing hides it (and its
-numbering starts below it, so line numbers still match the file); in a notebook script it may sit in
-the cell it belongs to, and the notebook leaves the line out. A snippet must be a file
-inside the snippets folder, symlinks resolved: an include can never reach a file elsewhere.
-
-Everything here is static (``ast``), so a syntax error is reported before any worker starts.
+The last two ask for a picture of the run (:mod:`snippet_runner.pictures`). A plain snippet's
+settings sit at the top, where the listing hides them (its numbering starts below, so line
+numbers still match the file); a notebook script's may sit in their cell. A snippet must be a file
+inside the snippets folder, symlinks resolved. All static (``ast``): a syntax error is reported
+before any worker starts.
 """
 
 from __future__ import annotations
@@ -58,7 +51,7 @@ CELL = re.compile(r"^# %%")
 
 @dataclass(frozen=True)
 class ExpectedError:
-    """An exception the snippet must raise: its class name and a fragment of its message."""
+    """An exception the snippet must raise (``# snippet: raises``)."""
 
     type_name: str
     fragment: str
@@ -70,9 +63,8 @@ class ExpectedError:
 
 @dataclass(frozen=True)
 class PictureSetting:
-    """A picture the build captures from the run: ``kind`` ("graph" or "curves"), the file line of
-    its setting (every message about it names that line), and its options, JSON-ready (what
-    :mod:`snippet_runner.pictures` reads in the snippet's process)."""
+    """A picture to capture: ``kind`` ("graph" or "curves"), its setting's line (which every message
+    about it names), and its JSON-ready options (read by :mod:`snippet_runner.pictures`)."""
 
     kind: str
     line: int
@@ -88,13 +80,12 @@ class Cell:
 
 
 def approved_rel(rel: str) -> str:
-    """The approved output of snippet ``rel``, relative to the snippets folder: the one place
-    that decides ``page/example.py`` is approved by ``page/example.out``."""
+    """The one place that decides ``page/example.py`` is approved by ``page/example.out``."""
     return rel.removesuffix(".py") + ".out"
 
 
 def approved_pictures_rel(rel: str) -> str:
-    """The approved data of the pictures snippet ``rel`` shows: ``page/example.pictures.json``."""
+    """``page/example.pictures.json``: the approved data of the pictures ``page/example.py`` shows."""
     return rel.removesuffix(".py") + ".pictures.json"
 
 
@@ -237,24 +228,10 @@ def _settings(source: str, shown: str) -> dict:
 LOOKS_LIKE_SETTING = re.compile(r"^#\s*(?P<word>s\w{3,9}t?s?)\s*(?P<colon>:?)\s*(?P<body>.*?)\s*$", re.I)
 
 
-@dataclass(frozen=True)
-class SpellingHint:
-    """A comment line that looks like a misspelled ``# snippet:`` setting, which the build does
-    not read: the author meant it, so the build says which line and how to spell it."""
-
-    line: int
-    written: str  # the line as written
-    meant: str  # the same setting, spelled as the build reads it
-
-    def message(self) -> str:
-        return f"'{self.written}' looks like a misspelled setting, which the build does not read; write '{self.meant}'"
-
-
-def misspelled_setting(source: str) -> SpellingHint | None:
-    """The first comment among the file's opening comment lines that looks like a misspelled
-    setting, or None: a word close to "snippet" (difflib's ratio 0.8 or more: "snipet", "snippets",
-    "Snippet") followed by a colon or by a setting's first word ("#snippet raises ..."). Only the
-    comments above the code, where settings go, so an ordinary comment further down is left alone."""
+def misspelled_setting(source: str) -> tuple[int, str] | None:
+    """(line, message) for the first of the opening comments (where settings go) that looks like a
+    misspelled setting, which the build does not read: a word close to "snippet" (difflib's ratio
+    0.8 or more: "snipet", "Snippets") followed by a colon or a setting's first word."""
     import difflib
 
     for number, line in enumerate(source.splitlines(), start=1):
@@ -272,7 +249,8 @@ def misspelled_setting(source: str) -> SpellingHint | None:
         close = word == "snippet" or difflib.SequenceMatcher(None, word.lower(), "snippet").ratio() >= 0.8
         starts_a_setting = (body.split() or [""])[0].rstrip(":").lower() in SETTING_WORDS
         if close and (starts_a_setting or match["colon"]) and (word != "snippet" or not match["colon"]):
-            return SpellingHint(number, text, f"# snippet: {body}")
+            meant = f"# snippet: {body}"
+            return number, f"'{text}' looks like a misspelled setting, which the build does not read; write '{meant}'"
     return None
 
 

@@ -1,33 +1,26 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER``
-(``FOLDER``: the pool's temporary folder, where the snippets' scratch folder goes). It reads
-messages on stdin, each a line giving its length in bytes and then that many bytes, and reads
-exactly one request before each fork: the requests the build has queued stay in the pipe, where no
-child can reach them. Its first message is a JSON list of the names
-:mod:`snippet_runner.running.warmup` warms before the first fork (so a build can start the worker
-before it has read its snippets). It answers on ``RESULT_FD``, one JSON line per message
-(:mod:`snippet_runner.running.protocol`).
+Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD
+PRELOAD FOLDER`` (``FOLDER``: where the snippets' scratch folder goes). Messages on stdin are a line
+with a length, then that many bytes; the first is the JSON list of names to warm
+(:mod:`snippet_runner.running.warmup`), each later one a request, read only just before its fork
+so the queued ones stay in the pipe, out of any child's reach. Answers go to ``RESULT_FD``, one
+JSON line each (:mod:`snippet_runner.running.protocol`).
 
-**Why a fork per snippet.** A snippet can leave anything behind: a patched ``torch.Tensor.__repr__``,
-``torch.set_default_device("meta")``, a replaced ``builtins.print``, a thread, a child process, an
-open file. A forked child starts from the worker's pristine state, torch already imported, and
-everything it changes dies with it. The worker itself never runs snippet code or torch operations,
-which is also what makes forking it safe (torch's thread pools are only started in the children).
+**Why a fork per snippet.** Whatever a snippet changes (a patched ``Tensor.__repr__``, a default
+device, a thread, an open file) dies with its child. The worker itself never runs snippet code or
+torch operations, which is also what makes forking it safe (no thread pools to inherit).
 
-**What the worker trusts.** Nothing the child says about another run, and nothing it says about
-its own that the worker can see for itself. The child holds descriptors 0, 1 and 2 only
-(:mod:`snippet_runner.running.sandbox`), so it cannot write to the build. Once it is gone (and, in
-its PID namespace, everything it started), the worker reads its output from the capture file, its
-exit status and peak memory from ``wait4``, its time from its own clock and the limits it hit from
-the kernel; the child's own account (its exception, where each cell's output ends, pictures, print
-positions) is a file in its scratch folder that the worker reads, size-capped and schema-checked,
-and binds to the id it gave that run. A snippet that hangs is stopped by
-``faulthandler.dump_traceback_later(exit=True)``, which writes the running stack to its stderr (the
-capture) first, or else killed by the worker at its timeout and a grace.
+**What the worker trusts.** Nothing the child says about another run, and nothing about its own
+that the worker can see itself. The child holds descriptors 0-2 only
+(:mod:`snippet_runner.running.sandbox`). Once it (and, in its PID namespace, all it started) is
+gone, the worker takes its output from the capture file, its exit status and peak memory from
+``wait4``, its time from its own clock and its limits from the kernel; the child's own account
+(exception, cell ends, pictures, print positions) is a size-capped, schema-checked file bound to
+the id the worker gave the run. A hang is stopped by faulthandler's ``dump_traceback_later`` (its
+stack goes to the capture), or killed at the timeout and a grace.
 
-What a fork costs is in ``dev/decisions/0001-a-fork-per-snippet.md``; why the boundary is drawn
-here, in ``dev/decisions/0007-the-trust-boundary.md``.
+Costs and reasons: ``dev/decisions/0001-a-fork-per-snippet.md``, ``0007-the-trust-boundary.md``.
 """
 
 from __future__ import annotations
@@ -63,7 +56,8 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     terminal.reset()
     box.prepare(request.processes, request.disk, request.shm)
     try:
-        resident_kb = _resident_kb()
+        with open("/proc/self/status", "rb") as lines:  # RssAnon: where the child's peak starts from
+            resident_kb = next(int(line.split()[1]) for line in lines if line.startswith(b"RssAnon:"))
         started = time.monotonic()
         pid = box.fork()
         if pid == 0:
@@ -82,7 +76,8 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     finally:
         box.release()
     text = captured.decode("utf-8", errors="replace")
-    stack = _stack(text)
+    at = max(text.rfind(start) for start in ("Timeout (", "Fatal Python error", "The snippet runner failed"))
+    stack = text[at:][-64 * 1024 :] if at >= 0 else ""  # what faulthandler (or _child) wrote last
     timed_out = killed or (seconds >= request.timeout and stack.startswith("Timeout"))
     if report is None or status != 0 or timed_out:
         return Death(request.id, timed_out, stack or _NO_REPORT * (status == 0), status)
@@ -105,19 +100,11 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
 
 
 _NO_REPORT = "(the snippet's process ended without a readable account of its run)"
-_STACK_STARTS = ("Timeout (", "Fatal Python error", "The snippet runner failed")
-
-
-def _stack(text: str) -> str:
-    """The stack faulthandler (or this module) wrote at the end of the output, if it did."""
-    at = max(text.rfind(start) for start in _STACK_STARTS)
-    return text[at:][-64 * 1024 :] if at >= 0 else ""
 
 
 def _wait(pid: int, seconds: float) -> tuple[int, int, bool]:
-    """Wait at most ``seconds`` for the child (killed after that): its exit status as the pool
-    reports it (negative: the signal that ended it), its peak resident size in KB, and whether it
-    had to be killed."""
+    """Wait at most ``seconds`` for the child, then kill it: its exit code (negative: the signal
+    that ended it), its peak resident size in KB, and whether it had to be killed."""
     pidfd = os.pidfd_open(pid)
     try:
         killed = not select.select([pidfd], [], [], seconds)[0]
@@ -126,14 +113,7 @@ def _wait(pid: int, seconds: float) -> tuple[int, int, bool]:
     if killed:
         _kill_group(pid)
     _, status, usage = os.wait4(pid, 0)
-    return (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), usage.ru_maxrss, killed
-
-
-def _resident_kb() -> int:
-    """The worker's anonymous resident memory: what a fork copies the page-table entries of, and
-    so what the child's peak (``wait4``'s) starts from."""
-    with open("/proc/self/status", "rb") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith(b"RssAnon:"))
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss, killed
 
 
 def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) -> None:
@@ -156,7 +136,8 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
     path = Path(request.path)
     folder = path.parent
     module = types.ModuleType("__main__")
-    module.__dict__.update(__file__=str(path), __builtins__=builtins, __cached__=None)
+    namespace = module.__dict__
+    namespace.update(__file__=str(path), __builtins__=builtins, __cached__=None)
     sys.modules["__main__"] = module
     os.chdir(folder)
     sys.path.insert(0, str(folder))
@@ -164,7 +145,7 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
     ends: list[int] = []
     printed_at: list[tuple[int, int, int]] = []
     error = None
-    watch = _watch(request, module.__dict__, path)
+    watch = record.Watch(request.pictures, namespace, str(path)) if request.pictures else None
     # A crash or a hang writes the running stack to the capture, as ``python file.py`` shows it
     # (an ``os._exit`` writes none: no documented hook sees it on 3.11).
     faulthandler.enable(file=2, all_threads=False)
@@ -173,7 +154,14 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
         start = ends[-1] if ends else 0
         terminal.marks.clear()
         with terminal_warnings(folder):
-            error = _run_cell(source, first_line, path, module.__dict__)
+            try:
+                exec(compile("\n" * (first_line - 1) + source, str(path), "exec"), namespace)
+            except BaseException as exc:  # noqa: BLE001 - a snippet may raise anything, SystemExit too
+                text, line = trimmed_traceback(exc, path)
+                with contextlib.suppress(OSError):  # at the output limit: the engine reports that instead
+                    sys.stderr.write(text)
+                cls = type(exc)
+                error = RaisedError(cls.__name__, f"{cls.__module__}.{cls.__qualname__}", str(exc), line)
         ends.append(terminal.offset())
         printed_at += [(index, offset - start, line) for offset, line in terminal.marks]
         if error is not None:
@@ -188,53 +176,23 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
     )
 
 
-def _watch(request: RunRequest, namespace: dict, path: Path):
-    """The picture capture the snippet's settings ask for (:class:`snippet_runner.pictures.record.Watch`),
-    set up in this child before the snippet runs (``pictures.record`` is a layer below this one)."""
-    if not request.pictures:
-        return None
-    return record.Watch(request.pictures, namespace, str(path))
-
-
-
-
-def _run_cell(source: str, first_line: int, path: Path, namespace: dict) -> RaisedError | None:
-    try:
-        code = compile("\n" * (first_line - 1) + source, str(path), "exec")
-        exec(code, namespace)
-    except BaseException as exc:  # noqa: BLE001 - a snippet may raise anything, SystemExit too; we report it
-        return _describe(exc, path)
-    return None
-
-
-def _describe(exc: BaseException, script: Path) -> RaisedError:
-    text, line = trimmed_traceback(exc, script)
-    with contextlib.suppress(OSError):  # the output limit was reached; the engine reports that instead
-        sys.stderr.write(text)
-    cls = type(exc)
-    return RaisedError(type=cls.__name__, qualified=f"{cls.__module__}.{cls.__qualname__}", message=str(exc), line=line)
-
-
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
 
 
 def _kill_orphans() -> None:
-    """Without a PID namespace: processes the snippet started that left its group were re-parented
-    to us (a child subreaper), and are ended. The worker starts no processes of its own."""
-    me = os.getpid()
+    """Without a PID namespace: end what the snippet started that left its group, re-parented to
+    the worker (a child subreaper, which starts no processes of its own)."""
     try:
-        with open(f"/proc/{me}/task/{me}/children", "rb") as children:
+        with open(f"/proc/self/task/{os.getpid()}/children", "rb") as children:
             listed = children.read().split()
     except OSError:
         return
     for pid in map(int, listed):
-        try:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
 
 
 def _warm_up() -> None:
