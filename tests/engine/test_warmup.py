@@ -8,7 +8,6 @@ from real_chapter import chapter_snippets
 
 from snippet_runner import Engine
 from snippet_runner.checking.engine import workers_for
-from snippet_runner.running.pool import Runner
 from snippet_runner.running.warmup import touched, touched_by
 
 # Prints how many modules building and stepping an optimizer imported in this process.
@@ -164,16 +163,3 @@ def test_a_second_worker_starts_only_for_more_snippets_than_the_chapter_has():
     chapter = len(chapter_snippets())
     assert workers_for(chapter, 2) == 1
     assert workers_for(1000, 2) == 2 and workers_for(1000, 1) == 1 and workers_for(0, 2) == 1
-
-
-def test_a_worker_is_starting_until_it_has_imported_its_preloads(tmp_path):
-    """What the build fills with work that needs no result (pictures drawn ahead, nbconvert)."""
-    runner = Runner(preload=("json",))
-    try:
-        assert not runner.starting()  # not started at all: nothing to wait for
-        runner.warm_up()
-        assert runner.starting()  # a new Python has not even started in these microseconds
-        runner.wait_ready()
-        assert not runner.starting()
-    finally:
-        runner.close()
