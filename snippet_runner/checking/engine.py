@@ -1,10 +1,9 @@
 """The core the MkDocs plugin, the CLI and the tests share: snippet in, checked output out.
 
-``Engine.run`` loads a snippet, takes its result from the cache or the worker, checks it stayed
-within its limits, that a declared exception happened (and no other), that it printed no memory
-address, and compares the output with the approved copy. Anything a reader should not see, because
-it is wrong or unapproved, becomes a ``SnippetError``. Only a result that passed every check is
-cached, so a failure is never replayed from the cache: fixing its cause is enough.
+``Engine.run`` takes a snippet's result from the cache or a worker and checks its limits, its
+declared exception (and no other), that it printed no memory address, and its output against the
+approved copy; anything a reader should not see becomes a ``SnippetError``. Only a result that
+passed every check is cached, so fixing a failure's cause is enough.
 """
 
 from __future__ import annotations
@@ -23,9 +22,8 @@ from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResu
 from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
-# A second worker costs a torch import and a warm-up and saves half of the snippets' own run time,
-# which pays off only beyond about a hundred snippets; below that it only takes the core the build
-# itself works on while the first worker starts (the figures: dev/measurements.md).
+# A second worker costs a torch import and a warm-up and halves the snippets' run time: it pays off
+# only beyond about a hundred snippets; below, it takes the build's own core (dev/measurements.md).
 SNIPPETS_PER_EXTRA_WORKER = 64  # so a second worker starts from 128 snippets to run
 
 
@@ -121,12 +119,8 @@ class Engine:
         return self.runners[0]
 
     def prefetch(self, rels: list[str]) -> int:
-        """Send every snippet that is not cached to the workers now; return how many were sent.
-
-        With many to run, they are spread over up to ``workers`` processes (one per core), each
-        importing torch once; a second import only pays off beyond ``SNIPPETS_PER_EXTRA_WORKER``.
-        Bad input is ignored here: ``run`` reports it, with the page that included it.
-        """
+        """Send every snippet that is not cached to the workers now (spread over ``workers_for``
+        of them); return how many were sent. Bad input is left for ``run`` to report, with its page."""
         if not self.execute:
             return 0
         todo: list[tuple[spec.Snippet, str]] = []
@@ -295,14 +289,10 @@ class Engine:
         )
 
 
-_LIMITS = {
-    # what the sandbox reports a snippet ran into -> (the limit as the message names it, its setting)
-    "processes": (lambda s: f"limit of {s.processes} processes and threads", lambda s: f"processes {s.processes * 2}"),
-    "disk": (
-        lambda s: f"disk limit of {_size(s.disk)} (its scratch folder's files, all together)",
-        lambda s: f"disk {_size(s.disk * 2)}",
-    ),
-    "shm": (lambda s: f"shared memory limit of {_size(s.shm)} (/dev/shm)", lambda s: f"shm {_size(s.shm * 2)}"),
+_LIMITS = {  # what the sandbox reports a snippet ran into -> the limit as the message names it
+    "processes": "limit of {} processes and threads",
+    "disk": "disk limit of {} (its scratch folder's files, all together)",
+    "shm": "shared memory limit of {} (/dev/shm)",
 }
 
 
@@ -330,10 +320,11 @@ def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
     if not hit and error and _refused_a_process(error):  # RLIMIT_NPROC (no cgroup) tells no one
         hit = ["processes"]
     for name in hit:
-        limit, setting = _LIMITS[name]
+        amount, shown = getattr(snippet, name), str if name == "processes" else _size
         raise SnippetError(
             snippet.loc((error.line or 1) if error else 1),
-            f"stopped at its {limit(snippet)}; raise it with '# snippet: {setting(snippet)}' at the top of the file"
+            f"stopped at its {_LIMITS[name].format(shown(amount))}; raise it with"
+            f" '# snippet: {name} {shown(amount * 2)}' at the top of the file"
             + (f" ({error.type}: {(error.message.splitlines() or [''])[0]})" if error else ""),
         )
 
@@ -354,11 +345,8 @@ def _size(amount: int) -> str:
 
 def _printed_by(result: RunResult, cell: int, offset: int) -> int | None:
     """The snippet line whose print wrote byte ``offset`` of cell ``cell``'s output."""
-    line = None
-    for mark_cell, mark_offset, mark_line in result.printed_at:
-        if (mark_cell, mark_offset) <= (cell, offset):
-            line = mark_line
-    return line
+    lines = [line for at_cell, at_offset, line in result.printed_at if (at_cell, at_offset) <= (cell, offset)]
+    return lines[-1] if lines else None
 
 
 def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
@@ -410,10 +398,9 @@ def _innermost_line(stack: str, path: Path) -> int | None:
 
 def _check_pictures(snippet: spec.Snippet, result: RunResult) -> None:
     """A picture setting the run could not satisfy fails, naming the setting's line."""
-    if not result.picture_errors:
-        return
     errors = [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]
-    raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
+    if errors:
+        raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
 
 
 def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:

@@ -1,12 +1,10 @@
 """Drift: run every example under another torch and record, per example, what would change.
 
-``make drift TORCH=2.15.0`` installs that torch (with the project's numpy) into a virtualenv of its
-own under ``.cache/drift/``, kept between runs and never touching ``.venv``; runs every example
-through the same engine as the build, fresh; classes each output against the approved one
-(``RESULTS``); and writes ``drift/torch-<version>.json``, one committed file per version (a failed
-run writes nothing). A record carries a fingerprint of each example's source and approved output,
-so the site can say when one changed since (*stale*), and a checksum of its own content, so a
-hand-edited or damaged record is caught, not shown (:func:`load_records`).
+``make drift TORCH=2.15.0`` installs that torch (and the project's numpy) in a virtualenv of its own
+under ``.cache/drift/``, runs every example fresh through the build's engine, classes each output
+against the approved one (``RESULTS``), and writes ``drift/torch-<version>.json`` (nothing if it
+fails). Each entry carries a fingerprint of the example's source and approved output, so the site
+can say when it is *stale*, and the record a checksum, so a hand-edited one is caught, not shown.
 """
 
 from __future__ import annotations
@@ -43,18 +41,8 @@ RESULTS = {
     "new-error": "new error",  # it raised, hung or crashed where the approved run did not
 }
 VERSION = re.compile(r"^[0-9]+(?:\.[0-9]+)*(?:[a-z]+[0-9]*)?(?:\.post[0-9]+|\.dev[0-9]+)?(?:\+[A-Za-z0-9.]+)?$")
-_REQUIRED = (
-    "format",
-    "torch",
-    "torch_build",
-    "cuda_available",
-    "python",
-    "engine",
-    "compared_with",
-    "summary",
-    "snippets",
-    "checksum",
-)
+_REQUIRED = {"format", "torch", "torch_build", "cuda_available", "python", "engine", "compared_with", "summary"}
+_REQUIRED |= {"snippets", "checksum"}  # the keys every record holds
 
 
 class DriftError(Exception):
@@ -149,9 +137,7 @@ def record(root: Path, python: str, label: str) -> dict:
             entries[rel] = {**classify(engine, rel, label), **fingerprint(snippets_dir, rel)}
     finally:
         engine.close()
-    summary = {name: 0 for name in RESULTS}
-    for entry in entries.values():
-        summary[entry["result"]] += 1
+    summary = {name: sum(entry["result"] == name for entry in entries.values()) for name in RESULTS}
     data = {
         "format": FORMAT,
         "torch": label,

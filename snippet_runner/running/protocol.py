@@ -1,16 +1,12 @@
-"""The messages between the build and the worker, with one shape each.
+"""The messages between the build and the worker, one dataclass each, sent as one JSON line.
 
-A request goes to the worker as one JSON line, and a result comes back as one; the cache stores
-the same result. Both sides build and read these dataclasses, never string-keyed dicts, so a field
-added on one side is a field the other side sees (or a ``TypeError`` at once, not a ``KeyError``
-three modules later). JSON and not pickle: a worker may be killed mid-write, and the cache is read
-by later engine versions.
+Dataclasses, not dicts, so a field added on one side is seen on the other (or fails at once);
+JSON, not pickle, as a worker may die mid-write and later engine versions read the cache.
 
-**Nothing is taken on trust.** Every line and every cache entry is parsed against its message's
-exact shape (:func:`loads`): each field of its type, nothing missing, nothing more, and the caller
-bounds its size before it is parsed. Anything else raises :class:`ProtocolError`. The child that
-runs a snippet reports about itself only through a :class:`SelfReport` that the worker reads once the
-child is gone: it names no id, and the worker binds it to the run it started.
+**Nothing is taken on trust.** Every line and cache entry, size-bounded by the caller, is parsed
+against its message's exact shape (:func:`loads`): each field of its type, nothing missing,
+nothing more; else :class:`ProtocolError`. The child reports on itself only through a
+:class:`SelfReport`, which names no id: the worker binds it to the run it started.
 """
 
 from __future__ import annotations
@@ -35,8 +31,7 @@ class RunRequest:
     timeout: float
     memory: int  # bytes it may allocate
     output: int  # bytes it may print
-    # the pictures to capture from the run: (kind, line of its setting, options) each (spec.PictureSetting)
-    pictures: tuple[tuple[str, int, dict], ...] = ()
+    pictures: tuple[tuple[str, int, dict], ...] = ()  # (kind, setting's line, options) each
     processes: int = 128  # processes and threads at once, its own included
     disk: int = 256 * 1024**2  # bytes its scratch folder may hold
     shm: int = 64 * 1024**2  # bytes of /dev/shm
@@ -58,7 +53,7 @@ class Picture:
 
     kind: str  # "graph" or "curves"
     line: int  # the line of its setting, for messages and for the notebook cell it belongs to
-    data: PictureData  # JSON-ready; what is approved (<snippet>.pictures.json) and drawn
+    data: PictureData  # what is approved (<snippet>.pictures.json) and drawn
 
 
 @dataclass(frozen=True)
@@ -70,19 +65,17 @@ class RunResult:
     error: RaisedError | None
     seconds: float
     peak_rss_growth_kb: int
-    # (cell, byte offset in that cell's output, snippet line) where a print from the snippet began,
-    # so a bad value in the output can be traced to the line that printed it
+    # (cell, byte offset in its output, snippet line) where each print began: who printed a bad value
     printed_at: tuple[tuple[int, int, int], ...] = ()
-    pictures: tuple[Picture, ...] = ()  # what the build captured, one per picture setting
-    # (line of the setting, message) for a picture setting the run could not satisfy
-    picture_errors: tuple[tuple[int, str], ...] = ()
+    pictures: tuple[Picture, ...] = ()  # one per picture setting
+    picture_errors: tuple[tuple[int, str], ...] = ()  # (setting's line, message) for one it could not satisfy
     limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
 
 
 @dataclass(frozen=True)
 class SelfReport:
-    """What the child says about its own run, written to its scratch folder after the snippet's code
-    and read by the worker once the child is gone. Untrusted: the snippet may have written it."""
+    """The child's account of its own run, read by the worker once the child is gone. Untrusted:
+    the snippet may have written it."""
 
     ends: tuple[int, ...]  # the capture's byte offset at the end of each cell that ran
     error: RaisedError | None
@@ -164,14 +157,8 @@ def _need(ok: bool, why: str) -> None:
         raise ProtocolError(why)
 
 
-@cache
-def _hints(cls: type) -> dict:
-    return typing.get_type_hints(cls)
-
-
-@cache
-def _shape(hint) -> tuple:
-    return typing.get_origin(hint), typing.get_args(hint)
+_hints = cache(typing.get_type_hints)
+_shape = cache(lambda hint: (typing.get_origin(hint), typing.get_args(hint)))
 
 
 def _build(cls, data):

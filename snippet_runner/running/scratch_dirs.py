@@ -1,14 +1,10 @@
 """The build's scratch folders (``/tmp/snippet-runner-<pid>-…``): made here, and never left behind.
 
-A runner keeps its worker's crash dumps and the snippets' scratch folders in one temporary folder
-of its own, removed when the runner closes. A build that is stopped (Ctrl-C, SIGTERM, which the
-build and ``make serve`` turn into Ctrl-C) removes it on the way out: every folder made here is
-also removed when the process exits (``atexit``). A process killed outright (SIGKILL, a crash)
-cannot; so each folder's name carries the process id of the build that made it, and every build,
-when it makes its first one, removes the folders whose build is gone.
-
-``tempfile.TemporaryDirectory`` was looked at: it removes its folder when closed or collected, but
-not when the process dies, and it cannot tell another process's leftovers from a live build's.
+A runner keeps the snippets' scratch folders in one folder of its own, removed when it closes, or
+at exit (``atexit``: a Ctrl-C or SIGTERM, which the build turns into one). A build killed outright
+cannot; so each name carries the build's process id, and every build's first folder sweeps those
+whose build is gone. (``tempfile.TemporaryDirectory`` does not outlive a dead process's leftovers,
+nor tell them from a live build's.)
 """
 
 from __future__ import annotations
@@ -26,8 +22,7 @@ _swept = False
 
 
 def make() -> str:
-    """A new folder of this process's, in the system's temporary folder; the first call also
-    removes what earlier builds, now gone, left there."""
+    """A new folder of this process's; the first call also sweeps what gone builds left."""
     global _swept
     if not _swept:
         _swept = True
@@ -38,7 +33,6 @@ def make() -> str:
 
 
 def remove(path: str) -> None:
-    """Remove a folder :func:`make` made (or any folder: it is removed all the same)."""
     shutil.rmtree(path, ignore_errors=True)
     _made.discard(path)
 
@@ -51,29 +45,17 @@ def _remove_all() -> None:
             remove(path)
 
 
-def sweep(folder: str | None = None) -> list[str]:
-    """Remove the folders of builds whose process is gone; return what was removed. A folder
-    whose process still runs (another build, another ``make serve``) is left alone."""
-    folder = folder or tempfile.gettempdir()
+def sweep() -> None:
+    """Remove the folders of builds whose process is gone (another build's are left alone)."""
+    folder = tempfile.gettempdir()
     try:
         names = os.listdir(folder)
     except OSError:
-        return []
-    removed = []
-    for name in names:
-        match = _OWNED.match(name)
-        if match is None or _alive(int(match["pid"])):
-            continue
-        shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
-        removed.append(name)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)  # signal 0: only checks that the process exists
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
+        return
+    for match in filter(None, map(_OWNED.match, names)):
+        try:
+            os.kill(int(match["pid"]), 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(folder, match.string), ignore_errors=True)
+        except PermissionError:
+            pass  # another user's process

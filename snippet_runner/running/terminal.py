@@ -1,17 +1,13 @@
 """Capture what a snippet writes the way a terminal would see it.
 
-``contextlib.redirect_stdout`` only swaps ``sys.stdout``: it loses the interleaving of stdout and
-stderr and misses anything torch's C++ side writes to file descriptors 1 and 2. We point both
-descriptors at one temporary file and give Python unbuffered writers on them, so every byte lands
-in the order it was written, from Python or from C.
+``contextlib.redirect_stdout`` loses the interleaving of stdout and stderr and misses what torch's
+C++ side writes to descriptors 1 and 2; so both point at one file, with unbuffered Python writers
+on them: every byte lands in the order written, from Python or C. Each Python write notes the
+snippet line that made it (:attr:`Terminal.marks`), to trace a bad value (a memory address) to it.
 
-Warnings are printed as Python's default ``showwarning`` prints them, with one change: a warning
-raised inside torch (or this engine) is attributed to the innermost line of the snippet that led to
-it, and every path is shown relative to the snippet's folder, as ``python file.py`` run there shows.
-Tracebacks are trimmed the same way, to the snippet's own frames.
-
-Each Python-level write also notes which line of the snippet made it (:attr:`Terminal.marks`), so a
-value that must not appear in an output (a memory address) can be traced to the line that printed it.
+Warnings print as ``showwarning`` prints them, but one raised inside torch is attributed to the
+innermost snippet line that led to it; tracebacks keep only the snippet's own frames; paths are
+relative to the snippet's folder, as ``python file.py`` run there shows them.
 """
 
 from __future__ import annotations
@@ -30,10 +26,6 @@ from pathlib import Path
 from types import FrameType
 
 _libc = ctypes.CDLL(None)
-
-
-def _flush_c_stdio() -> None:
-    _libc.fflush(None)
 
 
 class Terminal:
@@ -62,7 +54,7 @@ class Terminal:
 
     def offset(self) -> int:
         """How far the output has come (C's buffered output flushed first)."""
-        _flush_c_stdio()
+        _libc.fflush(None)
         return os.lseek(1, 0, os.SEEK_CUR)
 
     def read(self, limit: int) -> bytes:
@@ -73,11 +65,11 @@ class Terminal:
 class _Marking(io.TextIOWrapper):
     """An unbuffered text stream on a file descriptor that notes the snippet line of each write."""
 
-    script: str | None = None
+    script: str
     marks: list[tuple[int, int]]
 
     def write(self, text: str) -> int:
-        if self.script is not None and text:
+        if text:
             frame: FrameType | None = sys._getframe(1)
             while frame is not None and frame.f_code.co_filename != self.script:
                 frame = frame.f_back
@@ -86,20 +78,15 @@ class _Marking(io.TextIOWrapper):
         return super().write(text)
 
 
-def _unbuffered(fd: int, script: Path | None = None, marks: list | None = None) -> io.TextIOWrapper:
+def _unbuffered(fd: int, script: Path, marks: list) -> io.TextIOWrapper:
     raw = io.FileIO(fd, "w", closefd=False)
     stream = _Marking(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
-    stream.script = str(script) if script is not None else None
-    stream.marks = marks if marks is not None else []
+    stream.script, stream.marks = str(script), marks
     return stream
 
 
 def _inside(folder: Path, filename: str) -> bool:
     return filename.startswith(str(folder) + os.sep)
-
-
-def _shown(folder: Path, filename: str) -> str:
-    return os.path.relpath(filename, folder)
 
 
 @contextmanager
@@ -115,8 +102,7 @@ def terminal_warnings(folder: Path) -> Iterator[None]:
                 filename, lineno, line = frame.f_code.co_filename, frame.f_lineno, None
         if line is None:
             line = linecache.getline(filename, lineno)
-        text = warnings.formatwarning(message, category, _shown(folder, filename), lineno, line)
-        sys.stderr.write(text)
+        sys.stderr.write(warnings.formatwarning(message, category, os.path.relpath(filename, folder), lineno, line))
 
     with warnings.catch_warnings():  # also resets the "already shown once" registries
         warnings.showwarning = show
@@ -135,7 +121,7 @@ def trimmed_traceback(exc: BaseException, script: Path) -> tuple[str, int | None
             lines = [fs.lineno for fs in kept if fs.filename == str(script)]
             innermost = lines[-1] if lines else None
         for fs in kept:
-            fs.filename = _shown(folder, fs.filename)
+            fs.filename = os.path.relpath(fs.filename, folder)
         part.stack = traceback.StackSummary.from_list(kept)
     return "".join(te.format()), innermost
 

@@ -1,34 +1,22 @@
 """Warm the worker, before it forks, with what the snippets will use.
 
-Each snippet runs in a fork of the worker, so whatever a library sets up lazily, on its first use
-in a process, is set up again in every fork that uses it, and lost when the fork ends. torch does
-much of that: the first ``torch.optim.SGD(...)`` in a process imports ``torch._dynamo`` (hundreds
-of modules, sympy among them), and only the first pays for it.
-Paid once in the worker, before it forks, every fork inherits it.
+What a library sets up lazily, on first use in a process, would be set up again in every fork and
+lost with it (the first ``torch.optim.SGD(...)`` imports ``torch._dynamo``, sympy among it); done
+once in the worker, every fork inherits it. What to warm is read from the snippets' syntax trees,
+never from a hand-kept list: :func:`touched` finds the modules they import and the dotted names
+they reach through them (``nn.Linear`` after ``import torch.nn as nn``). :func:`warm` imports and
+looks up each, builds, steps and zeroes each optimizer named on a throwaway parameter, and builds
+each module class that takes no arguments (the losses). ``warm_up`` and ``warm_up_names`` in
+``mkdocs.yml`` turn it off or add names.
 
-What to warm is read from the snippets themselves, never from a list kept by hand:
-:func:`touched` walks each snippet's syntax tree (``ast``) for the modules it imports and the dotted
-names it reaches through them (``torch.optim.SGD``, ``nn.Linear`` after ``import torch.nn as nn``,
-``SGD`` after ``from torch.optim import SGD``). In the worker, :func:`warm` imports each such module
-and looks each name up (which imports torch's lazily loaded submodules), and rehearses the
-subsystems that set themselves up on first use rather than on import: an optimizer class named is
-built once on a throwaway parameter, stepped and zeroed; a module class named is built once if it
-takes no arguments (the losses). Settings (``mkdocs.yml``, ``warm_up`` and ``warm_up_names``) can
-turn it off or add names.
+**Trust.** The worker runs unconfined, so a name from a snippet is warmed only if its top-level
+package is one the project preloads (torch); names from the settings are the project's own.
 
-**Trust.** The worker runs unconfined, so it never imports what a snippet could have written: a
-name from a snippet is warmed only if its top-level package is one the worker preloads (torch, by
-``preload``), which the project chose. Names from the settings are the project's own.
-
-**What the forks must not inherit.** Nothing here starts a thread (torch's thread pools start on
-large operations, and a fork must not inherit a thread holding a lock), and the random number
-generator's state is put back afterwards, so an unseeded snippet prints what it printed before;
-warnings are silenced while it runs, and their once-only registries reset, so a warning the
-rehearsal raised still reaches the snippet that raises it.
-
-Looked at first: ``importlib.util.LazyLoader`` and ``python -X importtime`` say what a process
-imports, not what a snippet will touch; torch offers no "initialize everything" call (its lazy
-set-up is spread over decorators such as ``torch._disable_dynamo``).
+**What the forks must not inherit**: no thread is started (a fork must not inherit one holding a
+lock); the random generator's state is put back, so an unseeded snippet prints what it did
+before; warnings are silenced and their once-only registries reset, so a snippet still sees them.
+(``LazyLoader`` and ``-X importtime`` say what a process imports, not what a snippet touches; torch
+has no "initialize everything" call.)
 """
 
 from __future__ import annotations
@@ -62,10 +50,12 @@ def touched(source: str) -> set[str]:
                     aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
                     found.add(f"{node.module}.{alias.name}")
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            chain = _chain(node)
-            if chain and chain[0] in aliases:
-                found.add(".".join([aliases[chain[0]], *chain[1:]]))
+        parts, root = [], node
+        while isinstance(root, ast.Attribute):
+            parts.append(root.attr)
+            root = root.value
+        if parts and isinstance(root, ast.Name) and root.id in aliases:
+            found.add(".".join([aliases[root.id], *reversed(parts)]))
     return found
 
 
@@ -73,20 +63,7 @@ def touched_by(sources: Iterable[str], roots: Iterable[str]) -> tuple[str, ...]:
     """Every name the sources touch whose top-level package is one of ``roots`` (the preloaded
     ones), sorted: what the worker is told to warm."""
     roots = set(roots)
-    names = set()
-    for source in sources:
-        names |= {name for name in touched(source) if name.split(".")[0] in roots}
-    return tuple(sorted(names))
-
-
-def _chain(node: ast.AST) -> list[str] | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id, *reversed(parts)]
+    return tuple(sorted({name for source in sources for name in touched(source) if name.split(".")[0] in roots}))
 
 
 def warm(names: Iterable[str]) -> list[str]:
@@ -95,25 +72,20 @@ def warm(names: Iterable[str]) -> list[str]:
     torch = sys.modules.get("torch")
     state = torch.get_rng_state() if torch is not None else None
     missing: list[str] = []
-    # Quietly, and leaving no trace in the warnings' registries: a warning shown once here would
-    # not be shown to the snippet (leaving catch_warnings resets them all).
+    # leaving catch_warnings resets the registries: a warning shown once here still reaches the snippet
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _warm(names, torch, state, missing)
+        try:
+            for name in names:
+                found = _resolve(name)
+                if found is _MISSING:
+                    missing.append(name)
+                elif isinstance(found, type) and torch is not None:
+                    _rehearse(found, torch)
+        finally:
+            if torch is not None:
+                torch.set_rng_state(state)  # a module's initial weights drew from it
     return missing
-
-
-def _warm(names, torch, state, missing: list[str]) -> None:
-    try:
-        for name in names:
-            found = _resolve(name)
-            if found is _MISSING:
-                missing.append(name)
-            elif isinstance(found, type) and torch is not None:
-                _rehearse(found, torch)
-    finally:
-        if state is not None:
-            torch.set_rng_state(state)  # a module's initial weights drew from it
 
 
 _MISSING = object()
