@@ -1,9 +1,7 @@
 """Run the chapter's example scripts at build time and keep their printed output honest.
 
-The engine runs each snippet a page names in a worker that imported torch once, compares what it
-printed with the approved copy beside it, and caches the result. The public names are imported when
-first used (PEP 562), so a command that needs one module (``make site`` with nothing changed) does
-not import the engine too.
+Public names are imported when first used (PEP 562), so a command that needs one module (``make
+site`` with nothing changed) does not import the engine too.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""The plugin's name in ``mkdocs.yml`` and the defaults of the settings that a build reads before
-MkDocs does (``site/skip.py``, to start a worker ahead), kept here so that the settings
-(``project.py``) and that early reading cannot disagree."""
+"""Defaults of the settings a build reads before MkDocs does (``site/skip.py``), kept here so
+they and ``project.py`` cannot disagree."""
 
 PLUGIN = "snippet-runner"
 CACHE_DIR = ".cache/snippets"  # the snippet cache, relative to the folder that holds mkdocs.yml

@@ -1,18 +1,11 @@
 """The one exception type the engine raises for bad input.
 
-Every failure a reader of the build log has to act on (a missing file, a syntax error, an unexpected
-exception, a hang, a changed output, a malformed include) becomes a ``SnippetError`` that carries
-the snippet's ``file:line``; the Markdown layer adds the page, so the final message names both.
-
-What a snippet printed reaches these messages (an exception's text, a diff of its output), and
-they go to the build's log and the author's terminal: every control character in them is shown
-escaped (:func:`printable`), so no escape code a snippet prints clears a screen, sets a window's
-title or fakes a log line.
-
-It is a plain exception, so the engine knows nothing of MkDocs. Where the error leaves for MkDocs
-(the plugin's events, and the Markdown extension, which runs inside Python-Markdown where the plugin
-cannot catch it), that layer raises it again as MkDocs' ``PluginError``, which MkDocs prints as one
-clean message where any other exception would be printed as a Python traceback.
+Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's
+``file:line``; the Markdown layer adds the page. What a snippet printed reaches these messages and
+the author's terminal, so every control character is shown escaped (:func:`printable`): no escape
+code clears a screen, sets a title or fakes a log line. A plain exception, so the engine knows
+nothing of MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``,
+which MkDocs prints as one clean message instead of a traceback.
 """
 
 from __future__ import annotations
@@ -45,7 +38,7 @@ class SnippetError(Exception):
 
 
 class SnippetErrors(SnippetError):
-    """Several snippets failed: all of them, in the order given (page order), in one message."""
+    """Several snippets failed: all of them, in page order, in one message."""
 
     def __init__(self, errors: list[SnippetError]):
         first = errors[0]
@@ -67,8 +60,7 @@ class SetupError(SnippetError):
 
 
 class WorkerError(SetupError):
-    """A worker broke the protocol while this snippet ran: the build stops at once, naming the
-    page and the snippet."""
+    """A worker broke the protocol while this snippet ran: the build stops at once, naming it."""
 
     def on_page(self, page: str) -> WorkerError:
         return WorkerError(self.location, self.message, page=self.page or page, detail=self.detail)
@@ -97,7 +89,7 @@ def capped(text: str) -> str:
 
 
 def as_text(output: str) -> str:
-    """An output as a page or notebook shows it: always text. Each control character but tab and
-    newline is shown as its Unicode control picture (ESC as ␛): among them Python-Markdown's
-    placeholder markers (STX and ETX), which would pull the page's stashed HTML into the output."""
+    """An output as a page or notebook shows it: each control character but tab and newline as its
+    Unicode control picture (ESC as ␛), STX and ETX too, which Python-Markdown would read as its
+    placeholders and pull the page's stashed HTML in."""
     return re.sub("[\x00-\x08\x0b-\x1f]", lambda m: chr(0x2400 + ord(m[0])), output).replace("\x7f", "\u2421")

@@ -1,8 +1,6 @@
 """Writing files that others read at the same time, and hashing files by content.
 
-Builds run side by side (two terminals, the test suite's workers) over one cache, so every file a
-build leaves for another (a cached result, a picture, a notebook, a drift record, the PDF) appears
-whole or not at all.
+Builds run side by side over one cache, so every file one leaves for another appears whole or not at all.
 """
 
 from __future__ import annotations

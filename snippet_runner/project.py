@@ -1,9 +1,8 @@
 """The project model: every setting of the engine, and which snippets the site shows, in one object.
 
-Settings are written once, in ``mkdocs.yml``, and validated by MkDocs (``plugins/runner/config.py``);
-the plugin, the CLI, the tests and ``make bench`` all build a :class:`Project` from that file, so
-none can drift from what the build does. A snippet is whatever a page includes, plus the scripts of
-the notebook folders: :meth:`Project.shown` works that out once, for everybody.
+Settings live once, in ``mkdocs.yml``, validated by MkDocs (``plugins/runner/config.py``); the
+plugin, the CLI, the tests and ``make bench`` all build a :class:`Project` from it, so none drifts
+from the build. :meth:`Project.shown` works out, once, what a page includes and the notebook scripts.
 """
 
 from __future__ import annotations

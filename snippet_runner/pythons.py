@@ -1,13 +1,10 @@
-"""The Pythons this project runs under, and the one flag its snippets' worker gets on every one of them.
+"""The Pythons this project runs under: 3.11 to 3.14, for which every pin has a wheel.
 
-Python 3.11 to 3.14: every pin has a wheel for each. :func:`unusable` gives one message for an
-interpreter the worker cannot start under (3.10 lacks ``typing.NotRequired``) or that lacks the
-preloaded packages, instead of the same traceback per example.
-
-Since 3.11, CPython may print a line of markers under a frame's source line, in a form that changed
-between versions, so an approved traceback would differ under another Python. The worker runs with
-``-X no_debug_ranges`` (CPython's documented option; ``running/pool.py``), so none prints them.
-Deleting such lines from the output instead would also delete one an example prints on purpose.
+:func:`unusable` gives one message for an interpreter the worker cannot start under (3.10 lacks
+``typing.NotRequired``) or that lacks the preloaded packages, not a traceback per example. The
+worker runs with ``-X no_debug_ranges`` (``running/pool.py``), so no version prints the caret lines
+under a traceback's source lines that changed between versions; deleting such lines from outputs
+would also delete one an example prints on purpose.
 """
 
 from __future__ import annotations

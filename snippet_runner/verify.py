@@ -1,12 +1,10 @@
-"""Check every example against its approved output, on the reader's own machine: ``make verify``.
+"""``make verify``: every example and ``python`` code fence, run fresh on the reader's own machine.
 
-It runs every example the site shows and every ``python`` code fence of the pages, fresh, prints
-``same``, ``differs`` or ``error`` for each, and exits 1 if anything is not the same; no site, no
-browser. ``--python`` runs the worker under another interpreter (a conda env, a GPU machine) that
-has torch and numpy; one it cannot run on (:mod:`snippet_runner.pythons`) is refused once. The
-comparison is the engine's (``warn`` mode), so it forgives only what the build forgives. A fence
-prints nothing on the page, so it runs as a snippet whose approved output is empty, after the
-namespace the test suite gives fences (``conftest.py``).
+Prints ``same``, ``differs`` or ``error`` for each and exits 1 unless all are the same; no site, no
+browser. ``--python`` runs them under another interpreter with torch and numpy (one that cannot
+run them is refused once: :mod:`snippet_runner.pythons`). The comparison is the engine's (``warn``
+mode), forgiving only what the build forgives. A fence prints nothing on the page, so it runs as a
+snippet whose approved output is empty, after the namespace ``conftest.py`` gives fences.
 """
 
 from __future__ import annotations
@@ -56,17 +54,10 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
 
 def fence_namespace(root: Path) -> str:
     """``pytest_markdown_docs_globals`` of the project's ``conftest.py``, read from its file."""
-    import importlib.util
+    import runpy
 
     path = Path(root) / "conftest.py"
-    if not path.is_file():
-        return ""
-    loader = importlib.util.spec_from_file_location("_fence_conftest", path)
-    if loader is None or loader.loader is None:
-        return ""
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
-    make = getattr(module, "pytest_markdown_docs_globals", None)
+    make = runpy.run_path(str(path)).get("pytest_markdown_docs_globals") if path.is_file() else None
     if make is None:
         return ""
     return inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"

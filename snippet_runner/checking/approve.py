@@ -1,9 +1,8 @@
 """Approving outputs: the one way an approved ``.out`` or ``.pictures.json`` file is written.
 
 Like Pydantic's ``--update-examples``: change a snippet, ``make accept``, review the diff. Each
-snippet runs twice, fresh, in two workers whose hash seeds differ, and is approved only if both
-runs agree, so an output that changes from run to run (an unseeded random number, a set's order)
-is refused, never approved.
+snippet runs twice, fresh, under two hash seeds, and only what both runs agree on is approved, so
+an output that changes between runs (an unseeded random number, a set's order) is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +16,14 @@ from snippet_runner.errors import SnippetError
 
 # PYTHONHASHSEED of the two workers: a set's or a dict-of-strings' order differs between them.
 HASH_SEEDS = ("1", "2")
+_OUTPUT_DIFFERS = (
+    "printed something different in two fresh runs, so its output cannot be approved;"
+    " seed what is random (torch.manual_seed), sort what is unordered, print no timings"
+)
+_PICTURES_DIFFER = (
+    "showed different pictures in two fresh runs, so they cannot be approved;"
+    " seed what is random (torch.manual_seed) before computing what they show"
+)
 
 
 @dataclass
@@ -38,21 +45,10 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
     for rel in rels:
         try:
             one, two = first.run(rel), second.run(rel)
-            if one.output != two.output:
-                raise SnippetError(
-                    one.snippet.loc(),
-                    "printed something different in two fresh runs, so its output cannot be approved;"
-                    " seed what is random (torch.manual_seed), sort what is unordered, print no timings",
-                    detail=approved.unified(one.output, two.output, "first run", "second run"),
-                )
             drawn = [approved.pictures_text(outcome.pictures) for outcome in (one, two)]
-            if drawn[0] != drawn[1]:
-                raise SnippetError(
-                    one.snippet.loc(),
-                    "showed different pictures in two fresh runs, so they cannot be approved;"
-                    " seed what is random (torch.manual_seed) before computing what they show",
-                    detail=approved.unified(drawn[0], drawn[1], "first run", "second run"),
-                )
+            for a, b, why in ((one.output, two.output, _OUTPUT_DIFFERS), (*drawn, _PICTURES_DIFFER)):
+                if a != b:
+                    raise SnippetError(one.snippet.loc(), why, detail=approved.unified(a, b, "first run", "second run"))
         except SnippetError as error:
             yield Approval(rel, error=error)
             continue

@@ -1,8 +1,5 @@
-"""Approved outputs: the committed ``<snippet>.out`` files that a fresh run must reproduce.
-
-Like Pydantic's ``--update-examples``, an author changes a snippet, runs ``make accept``, and
-reviews the new ``.out`` in the diff. The files are plain text so a reviewer reads them as such.
-"""
+"""Approved outputs: the committed ``<snippet>.out`` (plain text, for a reviewer) and
+``<snippet>.pictures.json`` files that a fresh run must reproduce."""
 
 from __future__ import annotations
 
@@ -87,9 +84,7 @@ def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
     return None
 
 
-# -- pictures ----------------------------------------------------------------------------------
-# ``<snippet>.pictures.json`` holds the data of every picture a snippet showed, written for a reviewer
-# to read in a diff (one node, edge or series per line); a snippet that shows none has no such file.
+# -- pictures: their data, one node, edge or series per line for a diff; none shown, no file --------
 
 
 def pictures_text(pictures) -> str:

@@ -1,17 +1,12 @@
 """A content-addressed cache of run results, so an unchanged snippet never runs twice.
 
-Like jupyter-cache and sphinx-gallery, the key is a hash of what decides the output: the snippet's
-bytes, the bytes of every local module it imports, the Python and torch versions, and the code that
-runs it: every source file under the package's ``running/`` folder (found by listing it, so a new
-module there can never be left out) and the picture recorder the snippet's process loads. Code that
-only reads results (the Markdown layer, the drawing, the site, the PDF, drift, the dev tools) is
-not in the key, so editing it re-runs nothing. Nothing time-based: a cache entry is
-valid exactly as long as its inputs are unchanged. Those two projects key a whole notebook or
-gallery example and their stores are tied to their own runners, so neither could be reused here.
-
-An entry holds its key beside the result, and is read back through the same exact schema as a
-worker's message (:func:`snippet_runner.running.protocol.result_from_dict`): an entry that does not
-parse, does not have that shape, or was stored under another key is a miss, never a crash.
+The key hashes what decides the output: the snippet's bytes and its local modules', the Python and
+preloaded packages' versions, and the code that runs it (every file under ``running/``, listed so a
+new one cannot be left out, and the picture recorder). Code that only reads results is not in it,
+so editing it re-runs nothing; nothing is time-based. (jupyter-cache and sphinx-gallery key whole
+notebooks and tie their stores to their runners.) An entry holds its key beside the result and is
+read back through the worker's exact schema: one that does not parse, or has another key, is a
+miss, never a crash.
 """
 
 from __future__ import annotations
@@ -31,8 +26,7 @@ from snippet_runner.running.protocol import RunResult
 from snippet_runner.running.snippet import Snippet
 
 PACKAGE_DIR = Path(__file__).parent.parent
-# What runs inside the worker and its forks, relative to the package: all that can change an output.
-RUN_SOURCES = ("running", "pictures/record.py", "pictures/data.py")
+RUN_SOURCES = ("running", "pictures/record.py", "pictures/data.py")  # what runs in the worker and its forks
 log = logging.getLogger("mkdocs.plugins.snippet_runner.checking.cache")  # shown by MkDocs, and by logging elsewhere
 
 
@@ -73,9 +67,8 @@ class ResultCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str, rel: str = "") -> RunResult | None:
-        """The stored result, or None. An entry that cannot be read back as this key's result
-        (truncated, corrupt, moved, written by another engine version) is discarded with a
-        one-line notice, and the snippet simply runs again."""
+        """The stored result, or None: an entry not readable as this key's result (truncated,
+        corrupt, moved, another engine version's) is discarded with a one-line notice."""
         path = self._path(key)
         try:
             entry = json.loads(path.read_bytes())

@@ -90,18 +90,16 @@ class Engine:
         self.preload = tuple(preload)
         self.workers = max(1, workers)  # at most this many worker processes, each importing torch once
         self._worker_env = worker_env
-        # python: the worker's interpreter, when it is not this one (make drift runs another torch)
-        self._python = python
+        self._python = python  # the worker's interpreter, if not this one (make drift's other torch)
         self.warm_up = warm_up  # warm each worker with what the snippets use (warmup.py)
         self.warm_up_names = tuple(warm_up_names)  # and with these, from the settings
         self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
-        # What prefetch already read, handed to the run() that follows it in the same build:
-        self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # rel -> (snippet, cache key)
-        self._hits: dict[str, RunResult] = {}  # cache key -> the cached result
-        # cache key -> what run() gave in this build, so a snippet run twice in a build (every
-        # page checked first, then rendered) runs once even when its result may not be cached
+        self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # what prefetch read: rel -> (snippet, key)
+        self._hits: dict[str, RunResult] = {}  # cache key -> the cached result prefetch found
+        # cache key -> what run() gave in this build: a snippet run twice (checked, then rendered)
+        # runs once even when its result may not be cached
         self._memo: dict[str, Outcome | SnippetError] = {}
 
     # -- public API ----------------------------------------------------------------------------
@@ -240,9 +238,8 @@ class Engine:
         return Runner(self.preload, self._worker_env, python=self._python, warm=self.warm_names)
 
     def warm_names(self) -> tuple[str, ...]:
-        """What a worker starting now warms before its first fork: the names every snippet in the
-        folder touches in the packages it preloads (read from their syntax trees, a few ms for
-        the chapter), and those the settings add."""
+        """What a worker starting now warms: the names the folder's snippets touch in the preloaded
+        packages (:func:`touched_by`), and those the settings add."""
         if not self.warm_up:
             return self.warm_up_names
         sources = []
@@ -367,9 +364,8 @@ def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
 
 
 def _misspelled_setting(snippet: spec.Snippet, failure: SnippetError | None) -> SnippetError | None:
-    """A snippet whose top comments hold a misspelled setting fails with one message naming that
-    line and the right spelling, whatever the run did; if the run failed too (the usual case: a
-    misspelled ``raises``), the message says so. Otherwise ``failure`` as it was."""
+    """A misspelled setting fails the snippet at its line with the right spelling, whatever the run
+    did, saying if the run failed too (a misspelled ``raises``); else ``failure`` as it was."""
     hint = spec.misspelled_setting(snippet.source)
     if hint is None or isinstance(failure, SetupError):
         return failure

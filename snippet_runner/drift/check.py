@@ -285,9 +285,9 @@ def _install_failure(version: str, text: str, log: Path) -> str:
 
 
 def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | None = None) -> list[Record]:
-    """Every ``drift/torch-*.json``, checked; raise ``DriftError`` naming the first bad file (not
-    JSON, a wrong checksum or name, or an example that no longer exists). An example whose source
-    or approved output changed since is *stale*, and one the record lacks *unchecked*: not fatal."""
+    """Every ``drift/torch-*.json``, checked: ``DriftError`` names the first bad one (not JSON, a
+    wrong checksum or name, an example gone). Examples changed since are *stale*, missing ones
+    *unchecked*: not fatal."""
     root = Path(root)
     folder = root / records_dir
     project = project or Project.load(root / "mkdocs.yml")

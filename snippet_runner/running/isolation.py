@@ -187,10 +187,9 @@ def drop_capabilities() -> None:
 
 
 class PidsCgroup:
-    """A pids cgroup of the worker's own, beneath the one it was started in (cgroup v1's pids
-    hierarchy, or v2 where its pids controller is enabled). The worker joins it once; its
-    children are in it from their ``fork()`` on, at no cost, and ``pids.max`` caps the processes
-    and threads of all of them together."""
+    """The worker's own pids cgroup, beneath its start's (v1's pids hierarchy, or v2's with the
+    controller on): joined once, its children are in it from ``fork()`` on, at no cost, and
+    ``pids.max`` caps their processes and threads together."""
 
     def __init__(self, path: str):
         self._max = os.open(os.path.join(path, "pids.max"), os.O_WRONLY | os.O_CLOEXEC)

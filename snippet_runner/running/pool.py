@@ -159,9 +159,7 @@ class Runner:
         warm: Callable[[], tuple[str, ...]] | None = None,
     ):
         self.preload = preload
-        # what the worker warms before its first fork (warmup.py), asked for each time one starts,
-        # so it covers the snippets as they are then
-        self.warm = warm
+        self.warm = warm  # what a worker warms (warmup.py), asked each time one starts
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
         self._scratch = scratch_dirs.make()  # removed at exit even if close() is never reached
@@ -212,10 +210,8 @@ class Runner:
         return self._next_id
 
     def _fill(self) -> None:
-        """Keep at most ``IN_FLIGHT`` requests sent and unanswered, and no more unread by the
-        worker than its pipe holds (``QUEUED_BYTES``; a longer request only to an idle worker).
-        Writing more would block: we would wait on a worker that reads one request per fork and
-        may itself wait for us to read its result."""
+        """Keep at most ``IN_FLIGHT`` requests unanswered and ``QUEUED_BYTES`` unread (a longer one
+        only to an idle worker): a fuller pipe would block us on a worker waiting for us to read."""
         process = None
         for ticket, (_, request) in self._pending.items():
             if len(self._sent) >= IN_FLIGHT:
@@ -232,9 +228,8 @@ class Runner:
                 self._unread[ticket] = len(line) + 12
 
     def result(self, ticket: int, also: Sequence[Runner] = ()) -> RunResult | Death:
-        """The ticket's result; raises ``PreloadError`` if the worker cannot start at all.
-        While waiting, it also collects what the runners in ``also`` have finished, so their
-        workers never stall on a full pipe."""
+        """The ticket's result (``PreloadError`` if the worker cannot start); meanwhile it collects
+        what the runners in ``also`` finished, so their workers never stall on a full pipe."""
         while ticket not in self._done:
             if self.preload_failed is not None:
                 raise PreloadError(self.preload_failed)

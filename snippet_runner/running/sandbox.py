@@ -104,10 +104,9 @@ class Isolation:
 
 
 def isolate_worker() -> Isolation:
-    """Enter, once, what every snippet of this worker shares. Call it first thing in the worker,
-    while it has a single thread. With namespaces, the process that called it waits, as a stand-in
-    for the pool, while a child of it, the init of a new PID namespace, returns and goes on as the
-    worker (an init's namespace dies with it: the pool's kill takes every snippet's process along)."""
+    """Enter, once, what every snippet of this worker shares; first thing, while single-threaded.
+    With namespaces, the caller stays as the pool's stand-in while its child, the init of a new
+    PID namespace, goes on as the worker (the pool's kill takes every snippet's process along)."""
     done = Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
@@ -164,13 +163,10 @@ HIDDEN = ("/tmp", "/var/tmp", "/root", "/home", "/mnt", "/media", "/srv")  # whe
 
 
 class Sandbox:
-    """What confining a snippet needs, in the worker, so that each forked child only applies it.
-
-    With namespaces, the scratch folder is a mount point on a read-only tmpfs (its parent, on which
-    the Landlock rule sits: Landlock ignores a rule on a folder something is mounted on), where the
-    worker mounts each run's own tmpfs. Without, one real folder serves every snippet of this
-    worker, emptied between snippets (:meth:`release`).
-    """
+    """What confining a snippet needs, made in the worker, so each forked child only applies it.
+    With namespaces, each run's tmpfs is mounted on the scratch folder, inside a read-only tmpfs
+    that carries the Landlock rule (Landlock ignores a rule on a mount point); without, one real
+    folder is emptied between snippets (:meth:`release`)."""
 
     def __init__(self, inside: str | None, isolated: Isolation) -> None:
         self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
@@ -339,9 +335,8 @@ class Sandbox:
 
 
 def _hide(folders: list[str], keep: list[str]) -> None:
-    """In the child's own mount namespace: cover each of ``folders`` with an empty read-only tmpfs,
-    into which only the paths of ``keep`` (real paths) beneath it are bound back, at the same paths
-    (through a descriptor of the folder opened before it was covered)."""
+    """In the child's mount namespace: cover each of ``folders`` with an empty read-only tmpfs and
+    bind back only the real paths of ``keep`` beneath it (through a descriptor opened before)."""
     for folder in folders:
         if any(folder == p or folder.startswith(p + "/") for p in keep):
             continue  # it is itself something to keep
@@ -365,9 +360,8 @@ def _hide(folders: list[str], keep: list[str]) -> None:
 
 
 def _readable() -> list[str]:
-    """The Python installation (a virtual environment and the interpreter it was made from), this
-    package (the worker's own modules, imported lazily), the system's libraries and a few files
-    of ``/etc``: what any snippet may read."""
+    """What any snippet may read: the Python installation (venv and base), this package (imported
+    lazily), the system's libraries and a few files of ``/etc``."""
     python = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     return [*sorted(python), _PACKAGE_DIR, *SYSTEM, *SYSFS, *(f"/etc/{name}" for name in ETC)]
 

@@ -223,8 +223,7 @@ def _settings(source: str, shown: str) -> dict:
     return settings
 
 
-# A comment at the top of the file that was meant as a setting: "snippet" misspelled or in another
-# case, "snippets", the colon left out ("# snipet:", "# Snippets:", "#snippet raises ...").
+# a comment meant as a setting: "# snipet:", "# Snippets:", "#snippet raises ..."
 LOOKS_LIKE_SETTING = re.compile(r"^#\s*(?P<word>s\w{3,9}t?s?)\s*(?P<colon>:?)\s*(?P<body>.*?)\s*$", re.I)
 
 
@@ -286,16 +285,10 @@ NAME = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\[:,\s*(?P<column>\d+)\])?$")
 
 
 def picture_options(kind: str, rest: str, where: str, previous: PictureSetting | None = None) -> dict:
-    """The options of a ``graph`` or ``curves`` setting, checked here (statically) so that a typo
-    stops the build at the setting's line before anything runs.
-
-    ``graph NAME [saved] [stop_at=NAME] [title="..."]``: the graph of tensor ``NAME`` over its
-    first backward pass. ``curves NAME[="label"] ... [xlabel=...] [ylabel=...] [title=...] [x=NAME]
-    [log]``: one series per ``NAME`` (a list of numbers, or ``NAME[:,N]``, item ``N`` of each entry
-    of a list of tuples), read when the run ends. Values with spaces are quoted as in a shell.
-
-    A line that names nothing, right below a setting of the same kind, adds its options to that
-    one (``previous``, whose options are returned, updated), so a long setting can be wrapped."""
+    """The options of a ``graph NAME [saved] [stop_at=NAME] [title=...]`` or ``curves NAME[="label"]
+    ... [xlabel=...] [ylabel=...] [title=...] [x=NAME] [log]`` setting (``NAME[:,N]``: item N of
+    each tuple; AUTHORING.md), checked statically so a typo stops the build at its line. A line
+    naming nothing right below one of the same kind adds to ``previous``'s options (returned)."""
     import shlex
 
     try:
@@ -341,8 +334,8 @@ def picture_options(kind: str, rest: str, where: str, previous: PictureSetting |
 
 
 def _settings_on_top(source: str, shown: str) -> None:
-    """A plain snippet's settings must come before its code: the listing hides only those (a
-    hidden line further down would shift every line number after it)."""
+    """A plain snippet's settings come before its code: the listing hides only those (one hidden
+    further down would shift every line number after it)."""
     code_seen = False
     for number, line in enumerate(source.splitlines(), start=1):
         if SETTING.match(line.strip()):
