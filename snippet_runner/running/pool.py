@@ -310,18 +310,20 @@ class Runner:
             self._sent.discard(message.id)
             self._done[message.id] = message
             if not self._pending and process.rss_kb("VmRSS") > RECYCLE_ABOVE_KB:
-                # a fork leaves the worker as it was; should it grow anyway, the next request starts another
-                process.kill()
-                self._process, self._sent, self._unread, self.import_seconds = None, set(), {}, None
+                self._drop(process)  # a fork leaves the worker as it was; should it grow anyway, replace it
             self._fill()
+
+    def _drop(self, process: _Process) -> None:
+        """Kill the worker; the next request starts another and is sent to it afresh."""
+        process.kill()
+        self._process, self._sent, self._unread, self.import_seconds = None, set(), {}, None
 
     def _break(self, process: _Process, why: str) -> None:
         """The worker sent what it must not: kill it, and fail every wait on it."""
         due = next((ticket for ticket in self._pending if ticket in self._sent), None)
         ticket = self._running[0] if self._running is not None else due
         snippet = self._pending[ticket][0] if ticket is not None and ticket in self._pending else None
-        process.kill()
-        self._process = None
+        self._drop(process)
         self.broken = WorkerBroke(snippet, why)
 
     def _check_deadline(self, process: _Process) -> None:
@@ -339,8 +341,7 @@ class Runner:
             self._on_death(process, timed_out=True)
 
     def _on_death(self, process: _Process, timed_out: bool) -> None:
-        process.kill()
-        self._process = None
+        self._drop(process)
         if self.preload_failed is not None:
             return  # it exited because it cannot start; starting another would fail the same way
         if self._running is not None:
@@ -352,6 +353,4 @@ class Runner:
         self._running = None
         self._pending.pop(ticket)
         self._done[ticket] = Death(id=ticket, timed_out=timed_out, stack="", exit_code=process.proc.returncode)
-        self.import_seconds = None
-        self._sent, self._unread = set(), {}
         self._fill()  # the others never ran: send them afresh to a new worker

@@ -3,46 +3,29 @@
 A snippet is a stranger's pull request. It may reach only its own: an empty stdin, one capture
 file as stdout and stderr, its folder (read-only), its scratch folder, its ``/dev/shm`` and its
 own processes; nothing of the worker, the build or the machine. Prepared in the worker
-(:class:`Sandbox`), applied in each forked child (:mod:`snippet_runner.running.worker`). From the
-outside in:
+(:class:`Sandbox`), applied in each forked child. From the outside in (the full table, with where
+each holds: ``dev/decisions/0007-the-trust-boundary.md``):
 
-* **Environment**: an allowlist (:func:`worker_environment`); ``HOME`` and ``TMPDIR`` are the scratch folder.
-* **Namespaces the worker enters once** (:func:`isolate_worker`, while single-threaded): a user
-  namespace mapping only the build's uid; a network namespace with no interface up (no address,
-  no abstract UNIX socket of another program); a mount namespace with an empty ``/run`` and a
-  ``/dev`` of ``null``, ``zero``, ``full``, ``random``, ``urandom`` and ``shm``; a PID namespace
-  whose init is the worker.
+* **Environment**: an allowlist (:func:`worker_environment`); ``HOME`` and ``TMPDIR`` are scratch.
+* **The worker's namespaces** (:func:`isolate_worker`): a user namespace mapping only the build's
+  uid; a network namespace with no interface up; a mount namespace with an empty ``/run`` and a
+  ``/dev`` of :data:`DEVICES` and ``shm``; a PID namespace whose init is the worker.
 * **Per run**: a PID namespace whose init is the snippet, so the kernel kills all it started
-  (``setsid`` and double forks too) when it ends, with a ``/proc`` showing only those; a mount
-  namespace where ``/tmp``, ``/var/tmp``, ``/root``, ``/home``, ``/mnt``, ``/media`` and ``/srv``
-  are empty but for what it may read, so no named UNIX socket there reaches anyone; and fresh
-  tmpfs mounts for its scratch folder (``# snippet: disk``) and ``/dev/shm`` (``# snippet: shm``),
-  both in memory, so both count against its memory limit.
-* **Landlock** (ABI 1 to 7): it reads only the Python installation, the system's libraries, a few
-  files of ``/etc`` (:data:`ETC`), its ``/proc``, the CPU topology in ``/sys`` and its folder; it
-  writes only its scratch folder, ``/dev/shm`` and ``/dev/null`` and its like. No TCP (ABI 4); no
-  signal or abstract socket to a process outside (scopes, ABI 6).
-* **seccomp**: ``socket(AF_UNIX, ...)`` and datagram ``socketpair`` fail with ``EACCES``, so no
-  named UNIX socket anywhere reaches anyone (Landlock does not cover ``connect`` to one); a stream
-  ``socketpair`` and other families (the empty network namespace answers those) are allowed.
-  Capabilities are then dropped.
-* **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture; every other is closed before its code
-  runs, so it holds no pipe to the worker or the build.
-* **Processes and threads** (``# snippet: processes``): a pids cgroup the worker joins once
-  (:class:`~snippet_runner.running.isolation.PidsCgroup`), ``pids.max`` set before each fork; else
-  ``RLIMIT_NPROC``.
-* **Memory**: ``RLIMIT_AS``, what the child has plus its allowance less its tmpfs folders, never
-  more than the machine's RAM. **Output**: ``RLIMIT_FSIZE``, one byte past its allowance, on every
-  file it writes, the capture too (``SIGXFSZ`` ignored).
+  when it ends, with its own ``/proc``; a mount namespace where :data:`HIDDEN` are empty but for
+  what it may read (no named UNIX socket there); tmpfs mounts for scratch (``disk``) and
+  ``/dev/shm`` (``shm``), which count against its memory limit.
+* **Landlock**: reads only :func:`_readable` and its folder, writes only scratch, ``/dev/shm`` and
+  :data:`WRITABLE_DEVICES`; no TCP (ABI 4), no signal or abstract socket outside (scopes, ABI 6).
+* **seccomp**: ``socket(AF_UNIX)`` and datagram ``socketpair`` fail, so no named UNIX socket
+  reaches anyone (Landlock does not cover ``connect`` to one). Then capabilities are dropped.
+* **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture; every other is closed before its code.
+* **Limits**: processes and threads by a pids cgroup (else ``RLIMIT_NPROC``); memory by
+  ``RLIMIT_AS``; output by ``RLIMIT_FSIZE``, one byte past its allowance (``SIGXFSZ`` ignored).
 
-The build records what the worker sees once the child is gone (capture, exit status, time, the
-limits hit: :meth:`Sandbox.limits_hit`); the child's account of itself is a file the worker reads
-from a small tmpfs, size-capped and schema-checked (:meth:`Sandbox.report`).
-
-Where a mechanism is missing, the rest still holds and :attr:`Isolation.off` says what is off
-and why; the build prints it once, and ``tests/builds/test_safety.py`` fails if anything is
-(unless ``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``). Why these mechanisms, and not bubblewrap or a
-second user: ``dev/decisions/0007-the-trust-boundary.md``.
+The build records what the worker sees once the child is gone (:meth:`Sandbox.limits_hit`); the
+child's own account is a size-capped, schema-checked file (:meth:`Sandbox.report`). Where a
+mechanism is missing, the rest holds and :attr:`Isolation.off` says what is off; the build prints
+it, and ``tests/builds/test_safety.py`` fails unless ``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,20 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-Started by :mod:`snippet_runner.running.pool` as ``python -m snippet_runner.running.worker RESULT_FD
-PRELOAD FOLDER`` (``FOLDER``: where the snippets' scratch folder goes). Messages on stdin are a line
-with a length, then that many bytes; the first is the JSON list of names to warm
-(:mod:`snippet_runner.running.warmup`), each later one a request, read only just before its fork
-so the queued ones stay in the pipe, out of any child's reach. Answers go to ``RESULT_FD``, one
-JSON line each (:mod:`snippet_runner.running.protocol`).
+``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER`` (``FOLDER`` holds the scratch
+folder). Each message on stdin is a line with a length, then that many bytes: first the names to
+warm (:mod:`snippet_runner.running.warmup`), then requests, each read just before its fork so the
+queued ones stay in the pipe, out of any child's reach. Answers go to ``RESULT_FD``, a JSON line each.
 
-**Why a fork per snippet.** Whatever a snippet changes (a patched ``Tensor.__repr__``, a default
-device, a thread, an open file) dies with its child. The worker itself never runs snippet code or
-torch operations, which is also what makes forking it safe (no thread pools to inherit).
+**Why a fork per snippet.** Whatever a snippet changes (a patched ``Tensor.__repr__``, a thread, an
+open file) dies with its child. The worker never runs snippet code or torch operations itself,
+which is what makes forking it safe (no thread pools to inherit).
 
-**What the worker trusts.** Nothing the child says about another run, and nothing about its own
-that the worker can see itself. The child holds descriptors 0-2 only
-(:mod:`snippet_runner.running.sandbox`). Once it (and, in its PID namespace, all it started) is
-gone, the worker takes its output from the capture file, its exit status and peak memory from
-``wait4``, its time from its own clock and its limits from the kernel; the child's own account
-(exception, cell ends, pictures, print positions) is a size-capped, schema-checked file bound to
-the id the worker gave the run. A hang is stopped by faulthandler's ``dump_traceback_later`` (its
-stack goes to the capture), or killed at the timeout and a grace.
-
-Costs and reasons: ``dev/decisions/0001-a-fork-per-snippet.md``, ``0007-the-trust-boundary.md``.
+**What the worker trusts.** Nothing the child says about another run, nor what it can see itself:
+once the child (and all it started) is gone, its output comes from the capture file, its exit
+status and peak memory from ``wait4``, its time from the worker's clock, its limits from the
+kernel. Its own account (exception, cell ends, pictures, prints) is a size-capped, schema-checked
+file, bound to the id the worker gave the run. A hang is stopped by faulthandler, which writes its
+stack to the capture, or killed at the timeout and a grace. Why: ``dev/decisions/0001`` and ``0007``.
 """
 
 from __future__ import annotations
