@@ -76,8 +76,7 @@ def printable(text: str) -> str:
 
 
 def capped(text: str) -> str:
-    """At most ``MAX_DETAIL_LINES`` lines and ``MAX_DETAIL_CHARS`` characters of ``text``, saying
-    how much was cut: a diff or an output of 50 MB must not become a 50 MB error message."""
+    """``text`` capped, saying how much was cut: a 50 MB output must not become a 50 MB error message."""
     if "\n… cut:" in text:
         return text  # already capped (an error passed on with a page added)
     lines = text.splitlines(keepends=True)

@@ -67,8 +67,7 @@ class ResultCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str, rel: str = "") -> RunResult | None:
-        """The stored result, or None: an entry not readable as this key's result (truncated,
-        corrupt, moved, another engine version's) is discarded with a one-line notice."""
+        """The stored result, or None; an entry not readable as this key's is discarded with a notice."""
         path = self._path(key)
         try:
             entry = json.loads(path.read_bytes())

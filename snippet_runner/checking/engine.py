@@ -117,8 +117,7 @@ class Engine:
         return self.runners[0]
 
     def prefetch(self, rels: list[str]) -> int:
-        """Send every snippet that is not cached to the workers now (spread over ``workers_for``
-        of them); return how many were sent. Bad input is left for ``run`` to report, with its page."""
+        """Send the snippets not cached to ``workers_for`` workers now; how many. ``run`` reports bad input."""
         if not self.execute:
             return 0
         todo: list[tuple[spec.Snippet, str]] = []
@@ -238,8 +237,7 @@ class Engine:
         return Runner(self.preload, self._worker_env, python=self._python, warm=self.warm_names)
 
     def warm_names(self) -> tuple[str, ...]:
-        """What a worker starting now warms: the names the folder's snippets touch in the preloaded
-        packages (:func:`touched_by`), and those the settings add."""
+        """What a worker starting now warms: what the snippets touch (:func:`touched_by`), and the settings add."""
         if not self.warm_up:
             return self.warm_up_names
         sources = []

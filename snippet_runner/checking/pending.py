@@ -29,8 +29,7 @@ class Pending:
         return "new" if self.new and not self.changed and not self.removed else "changed"
 
     def effects(self, listed=", ".join) -> str:
-        """What approving it does to the approved files ("writes …, rewrites … and removes …"),
-        each group of names joined by ``listed``: the page's notice and the terminal's line say it alike."""
+        """What approving does ("writes …, rewrites … and removes …"), for the page and the terminal alike."""
         verbs = (("writes", self.new), ("rewrites", self.changed), ("removes", self.removed))
         return " and ".join(f"{verb} {listed(names)}" for verb, names in verbs if names)
 

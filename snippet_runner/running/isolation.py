@@ -83,8 +83,7 @@ def create_ruleset(abi: int, fs: int) -> int:
 
 
 def allow_beneath(ruleset_fd: int, path: str, rights: int) -> None:
-    """Allow ``rights`` on ``path`` and, if it is a folder, everything beneath it. A file may
-    only be granted the rights that apply to files."""
+    """Allow ``rights`` on ``path`` and everything beneath it (a file only gets the rights of files)."""
     target = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
         if not os.path.isdir(path):
@@ -96,8 +95,7 @@ def allow_beneath(ruleset_fd: int, path: str, rights: int) -> None:
 
 
 def restrict_self(ruleset_fd: int) -> None:
-    """Enter the ruleset, for good: this process and everything it starts. A failure must stop the
-    caller, never let it go on unconfined."""
+    """Enter the ruleset for good, with all it starts; a failure raises: never go on unconfined."""
     _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
     _check(libc.syscall(SYSCALL_RESTRICT_SELF, ruleset_fd, 0), "landlock_restrict_self")
 
@@ -142,16 +140,12 @@ def refuse_unix_sockets() -> None:
 
 
 def enter_user_namespace(also: int) -> None:
-    """Become root of a new user namespace (mapped to our own uid and gid, nothing else), with new
-    namespaces of the kinds in ``also`` that it owns. The caller must be single-threaded."""
+    """Become root of a new user namespace mapping only our uid and gid, owning new ``also`` namespaces."""
     uid, gid = os.geteuid(), os.getegid()
     _check(libc.unshare(CLONE_NEWUSER | also), "unshare(CLONE_NEWUSER)")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
-        try:
-            os.write(fd, text.encode())
-        finally:
-            os.close(fd)
+        with open(f"/proc/self/{name}", "w") as proc:  # one write(2), as the kernel requires
+            proc.write(text)
 
 
 def unshare(flags: int) -> None:
@@ -180,8 +174,7 @@ _CAP_HEADER = struct.pack("=Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, 
 
 
 def drop_capabilities() -> None:
-    """Empty the effective, permitted and inheritable sets (with ``no_new_privs``, an ``execve``
-    cannot give them back)."""
+    """Empty the capability sets (with ``no_new_privs``, an ``execve`` cannot give them back)."""
     data = ctypes.create_string_buffer(24)
     _check(libc.capset(ctypes.create_string_buffer(_CAP_HEADER, 8), data), "capset")
 
@@ -198,8 +191,7 @@ class PidsCgroup:
 
     @classmethod
     def join(cls, pid: int) -> PidsCgroup:
-        """Make the cgroup for worker ``pid`` (this process) and move it there; OSError if this
-        machine or this user cannot."""
+        """Make the cgroup for worker ``pid`` (this process) and move it there; OSError if we cannot."""
         path = cgroup_of(pid)
         _sweep(os.path.dirname(path))
         os.mkdir(path)
@@ -245,8 +237,7 @@ def _pids_hierarchy() -> tuple[str, str]:
 
 
 def _sweep(parent: str) -> None:
-    """Remove the empty cgroups of workers that are gone without their build removing them (a
-    build killed outright); a cgroup with a process in it cannot be removed, so none is lost."""
+    """Remove the empty cgroups of gone workers (a build killed outright); a busy one cannot be removed."""
     try:
         names = [name for name in os.listdir(parent) if name.startswith("snippet-runner-")]
     except OSError:

@@ -30,13 +30,9 @@ from snippet_runner.running import isolation, protocol, sandbox, scratch_dirs
 from snippet_runner.running.protocol import Death, PreloadFailed, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.snippet import Snippet
 
-# Beyond a snippet's own timeout, before we kill the whole worker; the worker itself stops a child
-# that runs over (worker.GRACE_SECONDS), so this only fires if the worker itself is stuck.
-GRACE_SECONDS = 10.0
+GRACE_SECONDS = 10.0  # beyond a snippet's timeout, before the worker (which stops children itself) is killed
 START_TIMEOUT = 300.0  # importing torch on a cold disk can be slow, but not this slow
 _PACKAGE_ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))  # holds snippet_runner/ (issue 42)
-
-
 IN_FLIGHT = 16  # requests sent to a worker ahead of its answers
 QUEUED_BYTES = 48 * 1024  # below a pipe's 64 KB
 LINE_LIMIT = 1024**2  # bytes a line may hold beyond six per byte of the running snippet's output
@@ -48,8 +44,7 @@ class _WorkerDied(Exception):
 
 
 class WorkerBroke(RuntimeError):
-    """The worker sent what it must not (a line too long, malformed or out of turn): it is killed,
-    and the build stops, naming the snippet that was running (or due)."""
+    """The worker sent what it must not: it is killed, and the build stops, naming the snippet."""
 
     def __init__(self, snippet: Snippet | None, why: str):
         self.snippet = snippet
@@ -66,8 +61,7 @@ class PreloadError(RuntimeError):
 
 class _Process:
     def __init__(self, preload: tuple[str, ...], folder: str, env: dict[str, str] | None, python: str | None):
-        """A worker whose snippets' scratch folder goes in ``folder`` (the runner's), so it goes
-        with it even if the worker is killed."""
+        """A worker whose scratch folder goes in ``folder`` (the runner's), gone with it even if killed."""
         read_fd, write_fd = os.pipe()
         # Never the build's environment: a short allowlist, which keeps OpenBLAS at one thread, so
         # a process that forks holds no thread a child could inherit half-way through a lock.
@@ -106,8 +100,7 @@ class _Process:
             pass  # noticed as EOF by receive()
 
     def receive(self, timeout: float, limit: int) -> protocol.Message | None:
-        """The next message, if one comes within ``timeout``; ``ProtocolError`` for a line longer
-        than ``limit`` bytes or one that is not a message."""
+        """The next message within ``timeout``; ``ProtocolError`` for a line over ``limit`` or not one."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buffer:
             if len(self.buffer) > limit:

@@ -74,8 +74,7 @@ class RunResult:
 
 @dataclass(frozen=True)
 class SelfReport:
-    """The child's account of its own run, read by the worker once the child is gone. Untrusted:
-    the snippet may have written it."""
+    """The child's account of its run, read once it is gone. Untrusted: the snippet may have written it."""
 
     ends: tuple[int, ...]  # the capture's byte offset at the end of each cell that ran
     error: RaisedError | None
@@ -172,8 +171,7 @@ def _build(cls, data):
 
 
 def _typed(hint, value, what: str):
-    """``value`` as ``hint`` says, read from JSON: a tuple from a list, a float that is finite, and
-    an int, str or bool of exactly that type (JSON's ``true`` is no id)."""
+    """``value`` as ``hint``: a tuple from a list, a finite float, exactly an int, str or bool (``true`` is no id)."""
     if hint is int or hint is str or hint is bool:  # first: most values are
         if type(value) is not hint:
             raise ProtocolError(f"{what}: not a {hint.__name__}")

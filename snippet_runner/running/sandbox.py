@@ -67,8 +67,7 @@ _TMPFS_INODE = 4096  # one inode for each page of a tmpfs' size: a flood of empt
 
 
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment to start a worker with: the allowlist, the locale, and ``extra`` (what the
-    build itself sets for the worker: ``PYTHONHASHSEED``, ``PYTHONPATH``)."""
+    """A worker's environment: the allowlist, the locale, and what the build sets in ``extra``."""
     env = {k: v for k, v in os.environ.items() if k in ENVIRONMENT or k.startswith("LC_")}
     return {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **(extra or {})}
 
@@ -123,8 +122,7 @@ def isolate_worker() -> Isolation:
 
 
 def _stand_in(pid: int) -> None:
-    """In the parent: hold nothing, wait for the worker, and end as it ended. In the worker (``pid``
-    0): die with that parent, which is what the pool kills."""
+    """The parent holds nothing, waits and ends as the worker did; the worker dies with it (the pool kills it)."""
     if pid == 0:
         if isolation.libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
             raise OSError("prctl(PR_SET_PDEATHSIG) failed")
@@ -240,8 +238,7 @@ class Sandbox:
             out.write(data)
 
     def report(self) -> protocol.SelfReport | None:
-        """In the worker, once the child is gone: its account of the run, if it is a regular file
-        of at most ``REPORT_LIMIT`` bytes that parses as one; None otherwise."""
+        """Once the child is gone, its account: a regular file of at most ``REPORT_LIMIT`` that parses, or None."""
         try:
             fd = os.open(self._reports / REPORT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
@@ -272,8 +269,7 @@ class Sandbox:
         return tuple(hit)
 
     def release(self) -> None:
-        """In the worker, once no process of the last snippet is left: unmount its folders, or
-        empty the scratch folder. A folder that cannot be put back as it was is replaced."""
+        """Once the snippet is gone: unmount its folders, or empty scratch (replaced if it cannot be)."""
         while self._mounted:
             isolation.unmount(self._mounted.pop())
         if self.isolated.namespaces:
@@ -295,8 +291,7 @@ class Sandbox:
         shutil.rmtree(self._root, ignore_errors=True)
 
     def _ruleset(self, folder: str) -> int:
-        """The Landlock ruleset for a snippet in ``folder``. A kernel that offers Landlock and
-        refuses it raises: the snippet must not run without it."""
+        """The Landlock ruleset for a snippet in ``folder``; raises rather than run the snippet without it."""
         abi = self.isolated.landlock
         every = isolation.fs_rights(abi)
         fd = isolation.create_ruleset(abi, every)
@@ -343,15 +338,13 @@ def _hide(folders: list[str], keep: list[str]) -> None:
 
 
 def _readable() -> list[str]:
-    """What any snippet may read: the Python installation (venv and base), this package (imported
-    lazily), the system's libraries and a few files of ``/etc``."""
+    """What any snippet may read: Python (venv and base), this package, the system's libraries, some of /etc."""
     python = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     return [*sorted(python), _PACKAGE_DIR, *SYSTEM, *SYSFS, *(f"/etc/{name}" for name in ETC)]
 
 
 def _private_dev_and_scratch(root: str) -> None:
-    """In the worker's own mount namespace: ``root`` becomes a read-only tmpfs holding the
-    scratch folder's mount point and a small ``/dev``, which replaces the real one."""
+    """In the worker's mount namespace: a read-only tmpfs at ``root`` with scratch's mount point and a small /dev."""
     isolation.mount_tmpfs(root, 1 << 16, 64, 0o755)
     os.mkdir(os.path.join(root, "scratch"), 0o700)
     os.mkdir(os.path.join(root, "report"), 0o700)

@@ -63,8 +63,7 @@ class ExpectedError:
 
 @dataclass(frozen=True)
 class PictureSetting:
-    """A picture to capture: ``kind`` ("graph" or "curves"), its setting's line (which every message
-    about it names), and its JSON-ready options (read by :mod:`snippet_runner.pictures`)."""
+    """A picture to capture: "graph" or "curves", its setting's line (messages name it), JSON-ready options."""
 
     kind: str
     line: int
@@ -149,15 +148,14 @@ def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
         rel=rel,
         source=source,
         cells=cells,
-        local_modules=tuple(_local_modules(tree, path.parent)),
+        local_modules=tuple(_local_modules(tree, path.parent, set())),
         folder=shown_as,
         **settings,
     )
 
 
 def inside(folder: Path, rel: str, location: str, rule: str) -> Path:
-    """``folder/rel`` with every symlink resolved, if that is still inside ``folder``; otherwise a
-    ``SnippetError`` that says what is allowed. Nothing outside is read, run or written."""
+    """``folder/rel``, symlinks resolved, if still inside ``folder``: nothing outside is read, run or written."""
     base = Path(folder).resolve()
     path = (base / rel).resolve()
     if Path(rel).is_absolute() or not path.is_relative_to(base):
@@ -359,9 +357,8 @@ def split_cells(source: str) -> tuple[Cell, ...]:
     return tuple(Cell(first_line=a + 1, source="".join(lines[a:b])) for a, b in bounds)
 
 
-def _local_modules(tree: ast.AST, folder: Path, seen: set[Path] | None = None) -> list[Path]:
+def _local_modules(tree: ast.AST, folder: Path, seen: set[Path]) -> list[Path]:
     """Files next to the snippet that it imports, followed transitively, for the cache key."""
-    seen = set() if seen is None else seen
     found: list[Path] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

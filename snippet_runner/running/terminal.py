@@ -110,8 +110,7 @@ def terminal_warnings(folder: Path) -> Iterator[None]:
 
 
 def trimmed_traceback(exc: BaseException, script: Path) -> tuple[str, int | None]:
-    """The traceback with only the frames of files in the snippet's folder, and the innermost
-    line of the script itself (the line to name when the error is unexpected)."""
+    """The traceback with only the snippet folder's frames, and the script's innermost line (to name)."""
     folder = script.parent
     te = traceback.TracebackException.from_exception(exc)
     innermost = None

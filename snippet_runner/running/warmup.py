@@ -29,8 +29,7 @@ from collections.abc import Iterable
 
 
 def touched(source: str) -> set[str]:
-    """The modules ``source`` imports and the dotted names it reaches through them (empty if it
-    does not parse: the run reports that)."""
+    """The modules ``source`` imports and the dotted names it reaches through them (none if it does not parse)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -60,8 +59,7 @@ def touched(source: str) -> set[str]:
 
 
 def touched_by(sources: Iterable[str], roots: Iterable[str]) -> tuple[str, ...]:
-    """Every name the sources touch whose top-level package is one of ``roots`` (the preloaded
-    ones), sorted: what the worker is told to warm."""
+    """What the worker is told to warm: every name the sources touch in the ``roots`` (preloaded) packages."""
     roots = set(roots)
     return tuple(sorted({name for source in sources for name in touched(source) if name.split(".")[0] in roots}))
 
@@ -114,8 +112,7 @@ def _resolve(name: str):
 
 
 def _rehearse(cls: type, torch) -> None:
-    """Use once what sets itself up on first use: an optimizer, built on a throwaway parameter,
-    stepped and zeroed; a module that takes no arguments, built."""
+    """Use once what sets itself up on first use: an optimizer (stepped and zeroed), an argument-less module."""
     try:
         if issubclass(cls, torch.optim.Optimizer) and cls is not torch.optim.Optimizer:
             parameter = torch.zeros(1, requires_grad=True)

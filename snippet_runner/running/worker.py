@@ -97,8 +97,7 @@ _NO_REPORT = "(the snippet's process ended without a readable account of its run
 
 
 def _wait(pid: int, seconds: float) -> tuple[int, int, bool]:
-    """Wait at most ``seconds`` for the child, then kill it: its exit code (negative: the signal
-    that ended it), its peak resident size in KB, and whether it had to be killed."""
+    """Wait at most ``seconds`` for the child, then kill it: exit code (negative: a signal), peak RSS (KB), killed."""
     pidfd = os.pidfd_open(pid)
     try:
         killed = not select.select([pidfd], [], [], seconds)[0]
@@ -176,8 +175,7 @@ def _kill_group(pid: int) -> None:
 
 
 def _kill_orphans() -> None:
-    """Without a PID namespace: end what the snippet started that left its group, re-parented to
-    the worker (a child subreaper, which starts no processes of its own)."""
+    """Without a PID namespace: end what left the snippet's group, re-parented to us (a subreaper)."""
     try:
         with open(f"/proc/self/task/{os.getpid()}/children", "rb") as children:
             listed = children.read().split()
@@ -204,8 +202,7 @@ def _warm_up() -> None:
 
 
 def _next(fd: int) -> bytes | None:
-    """The next message on ``fd``: a line with its length, then exactly that many bytes, read
-    without reading ahead (None at end of input)."""
+    """The next message on ``fd`` (its length on a line, then it), never read ahead; None at the end."""
     header = b""
     while not header.endswith(b"\n"):
         byte = os.read(fd, 1)
