@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from snippet_runner.project import Project
 
-# Each command imports what it needs when it runs: `make site` with nothing changed reads no
-# MkDocs settings (site/skip.py).
+# Each command imports what it needs when it runs: `make site` with nothing changed reads no MkDocs settings.
 
 
 def accept(project: Project, only: list[str]) -> int:

@@ -88,7 +88,6 @@ def capped(text: str) -> str:
 
 
 def as_text(output: str) -> str:
-    """An output as a page or notebook shows it: each control character but tab and newline as its
-    Unicode control picture (ESC as ␛), STX and ETX too, which Python-Markdown would read as its
-    placeholders and pull the page's stashed HTML in."""
+    """An output as a page shows it: control characters but tab and newline as their Unicode pictures
+    (ESC as ␛), STX and ETX too, which Python-Markdown would take for its placeholders."""
     return re.sub("[\x00-\x08\x0b-\x1f]", lambda m: chr(0x2400 + ord(m[0])), output).replace("\x7f", "\u2421")

@@ -12,8 +12,7 @@ from pathlib import Path
 from snippet_runner.running.snippet import read_text
 
 MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
-# id(obj) in CPython is the object's address: on 64-bit Linux, user-space addresses lie between
-# 2**40 and 2**47, which print as 13 to 15 decimal digits.
+# id(obj) is the object's address: on 64-bit Linux, 2**40 to 2**47, 13 to 15 decimal digits.
 DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
 # The torch build an output names (``2.13.0+cpu``, ``2.13.0+cu130``) describes the environment, not what
 # torch computed, so outputs are also compared without that local label (PEP 440). Only a letter-led
@@ -111,21 +110,18 @@ def _line(value) -> str:
 
 def compare_pictures(expected_path: Path, actual: str, display_name: str) -> Verdict:
     """Like :func:`compare`; no pictures and no approved file is approved too."""
-    if not actual and not expected_path.exists():
-        return Verdict(approved=True)
-    if actual and not expected_path.exists():
-        return Verdict(approved=False, missing=True)
+    if not expected_path.exists():
+        return Verdict(approved=not actual, missing=bool(actual))
     return compare(expected_path, actual, display_name)
 
 
 def write_pictures(expected_path: Path, actual: str) -> bool:
     """Approve a run's pictures (remove the file when it showed none); return whether it changed."""
-    if not actual:
-        if expected_path.exists():
-            expected_path.unlink()
-            return True
-        return False
-    return write(expected_path, actual)
+    if actual:
+        return write(expected_path, actual)
+    existed = expected_path.exists()
+    expected_path.unlink(missing_ok=True)
+    return existed
 
 
 def merged(output: Verdict, pictures: Verdict) -> Verdict:

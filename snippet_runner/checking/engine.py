@@ -98,8 +98,7 @@ class Engine:
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # what prefetch read: rel -> (snippet, key)
         self._hits: dict[str, RunResult] = {}  # cache key -> the cached result prefetch found
-        # cache key -> what run() gave in this build: a snippet run twice (checked, then rendered)
-        # runs once even when its result may not be cached
+        # cache key -> what run() gave in this build: a snippet checked, then rendered, runs once
         self._memo: dict[str, Outcome | SnippetError] = {}
 
     # -- public API ----------------------------------------------------------------------------

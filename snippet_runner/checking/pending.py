@@ -47,14 +47,12 @@ def pending(outcome: Outcome) -> Pending | None:
     changed: list[str] = []
     removed: list[str] = []
     output = approved.compare(snippet.expected_output_path, outcome.output, snippet.approved_name)
-    if output.missing:
-        new.append(snippet.approved_name)
-    elif not output.approved:
-        changed.append(snippet.approved_name)
     drawn = approved.pictures_text(outcome.pictures)
     pictures = approved.compare_pictures(snippet.expected_pictures_path, drawn, snippet.approved_pictures_name)
-    if pictures.missing:
-        new.append(snippet.approved_pictures_name)
-    elif not pictures.approved:
-        (changed if drawn else removed).append(snippet.approved_pictures_name)
+    files = ((output, snippet.approved_name, True), (pictures, snippet.approved_pictures_name, drawn))
+    for verdict, name, shown in files:
+        if verdict.missing:
+            new.append(name)
+        elif not verdict.approved:
+            (changed if shown else removed).append(name)  # the data of pictures it no longer shows goes
     return Pending(snippet.loc().rsplit(":", 1)[0], snippet.rel, tuple(new), tuple(changed), tuple(removed))

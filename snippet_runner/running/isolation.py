@@ -69,9 +69,8 @@ def fs_rights(abi: int) -> int:
 
 
 def create_ruleset(abi: int, fs: int) -> int:
-    """The descriptor of a ruleset that denies every right in ``fs`` beyond the rules added to it,
-    every TCP bind and connect (ABI 4), and signals and abstract UNIX sockets to processes outside
-    the sandbox (ABI 6)."""
+    """A ruleset's descriptor: it denies every right in ``fs`` but the rules added, TCP bind and connect
+    (ABI 4), and signals and abstract UNIX sockets to processes outside the sandbox (ABI 6)."""
     net_rights = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
     scopes = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
@@ -180,9 +179,8 @@ def drop_capabilities() -> None:
 
 
 class PidsCgroup:
-    """The worker's own pids cgroup, beneath its start's (v1's pids hierarchy, or v2's with the
-    controller on): joined once, its children are in it from ``fork()`` on, at no cost, and
-    ``pids.max`` caps their processes and threads together."""
+    """The worker's own pids cgroup (v1's pids hierarchy, or v2's), joined once: its children are in it
+    from ``fork()`` on, at no cost, and ``pids.max`` caps their processes and threads together."""
 
     def __init__(self, path: str):
         self._max = os.open(os.path.join(path, "pids.max"), os.O_WRONLY | os.O_CLOEXEC)

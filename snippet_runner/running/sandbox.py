@@ -86,9 +86,8 @@ class Isolation:
 
 
 def isolate_worker() -> Isolation:
-    """Enter, once, what every snippet of this worker shares; first thing, while single-threaded.
-    With namespaces, the caller stays as the pool's stand-in while its child, the init of a new
-    PID namespace, goes on as the worker (the pool's kill takes every snippet's process along)."""
+    """Enter, once and single-threaded, what the worker's snippets share. With namespaces the caller waits
+    as the pool's stand-in and its child, a PID namespace's init, goes on as the worker: one kill ends all."""
     done = Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
@@ -365,8 +364,7 @@ def _owner(st: os.stat_result) -> tuple[int, int, int]:
 
 
 def _limit_memory(memory: int) -> None:
-    """RLIMIT_AS: the address space the child has (VmSize, from ``/proc/self/statm``, a far shorter
-    file for the kernel to format than ``status``) plus ``memory``, at most 90% of the RAM."""
+    """RLIMIT_AS: the child's address space (from ``statm``, far shorter to format than ``status``) plus ``memory``."""
     fd = os.open("/proc/self/statm", os.O_RDONLY)
     try:
         have = int(os.read(fd, 256).split()[0]) * os.sysconf("SC_PAGE_SIZE")

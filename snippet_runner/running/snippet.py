@@ -201,22 +201,17 @@ def _settings(source: str, shown: str) -> dict:
                 pictures[-1] if pictures and pictures[-1].kind == m["kind"] and previous_line == number - 1 else None
             )
             options = picture_options(m["kind"], m["rest"] or "", f"{shown}:{number}", previous)
-            if previous is not None and options is previous.options:
-                pass  # continued the setting on the line above
-            else:
+            if previous is None or options is not previous.options:  # else it continued the line above
                 settings["pictures"] = (*pictures, PictureSetting(m["kind"], number, options))
         else:
             raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
-    sizes = {
-        name: settings.get(name, default)
-        for name, default in (("memory", DEFAULT_MEMORY), ("disk", DEFAULT_DISK), ("shm", DEFAULT_SHM))
-    }
-    if in_memory and sizes["disk"] + sizes["shm"] >= sizes["memory"]:
+    in_tmpfs = settings.get("disk", DEFAULT_DISK) + settings.get("shm", DEFAULT_SHM)
+    memory = settings.get("memory", DEFAULT_MEMORY)
+    if in_memory and in_tmpfs >= memory:
         raise SnippetError(
             f"{shown}:{max(in_memory.values())}",
             "its scratch folder (disk) and /dev/shm (shm) are kept in memory and count against its"
-            f" memory limit: disk + shm must be below memory ({sizes['disk'] + sizes['shm']:,} bytes"
-            f" is not below {sizes['memory']:,})",
+            f" memory limit: disk + shm must be below memory ({in_tmpfs:,} bytes is not below {memory:,})",
         )
     return settings
 
@@ -226,9 +221,8 @@ LOOKS_LIKE_SETTING = re.compile(r"^#\s*(?P<word>s\w{3,9}t?s?)\s*(?P<colon>:?)\s*
 
 
 def misspelled_setting(source: str) -> tuple[int, str] | None:
-    """(line, message) for the first of the opening comments (where settings go) that looks like a
-    misspelled setting, which the build does not read: a word close to "snippet" (difflib's ratio
-    0.8 or more: "snipet", "Snippets") followed by a colon or a setting's first word."""
+    """(line, message) for the first opening comment that looks like a misspelled setting: a word close
+    to "snippet" (difflib's ratio >= 0.8: "snipet", "Snippets"), then a colon or a setting's word."""
     import difflib
 
     for number, line in enumerate(source.splitlines(), start=1):
@@ -275,10 +269,7 @@ def _within(name: str, value, body: str, where: str):
     return value
 
 
-GRAPH_FLAGS = {"saved"}
-GRAPH_KEYS = {"stop_at", "title"}
-CURVES_FLAGS = {"log"}
-CURVES_KEYS = {"xlabel", "ylabel", "title", "x"}
+OPTIONS = {"graph": ({"saved"}, {"stop_at", "title"}), "curves": ({"log"}, {"xlabel", "ylabel", "title", "x"})}
 NAME = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\[:,\s*(?P<column>\d+)\])?$")
 
 
@@ -293,7 +284,7 @@ def picture_options(kind: str, rest: str, where: str, previous: PictureSetting |
         words = shlex.split(rest)
     except ValueError as error:
         raise SnippetError(where, f"cannot read '# snippet: {kind} {rest}': {error}") from None
-    flags, keys = (GRAPH_FLAGS, GRAPH_KEYS) if kind == "graph" else (CURVES_FLAGS, CURVES_KEYS)
+    flags, keys = OPTIONS[kind]  # the words alone, and the key=value ones
     options: dict = {"series": []} if kind == "curves" else {}
     for word in words:
         key, has_value, value = word.partition("=")
