@@ -1,16 +1,12 @@
 """The parent side of the worker: send requests, collect results, survive hangs and crashes.
 
 ``ProcessPoolExecutor`` and ``multiprocessing.Pool`` cannot stop one hung task without breaking the
-pool, nor say which line ran; a Jupyter kernel costs seconds to start and splits stdout from
-stderr. Hence a small pipe protocol: framed JSON in, JSON lines out
-(:mod:`snippet_runner.running.protocol`). ``submit`` sends at once, so the worker runs snippets
-while MkDocs renders; if the worker dies, the running request gets the verdict and the others go
-to a fresh worker.
-
-Nothing the worker sends is trusted: each line is size-bounded before parsing, must be exactly
-the message due (a ``Started`` for the next request sent, a result for the one running), and must
-come within a deadline from the snippet's own timeout. Anything else kills the worker and raises
-:class:`WorkerBroke`, naming the snippet.
+pool, nor say which line ran; a Jupyter kernel is slow to start and splits stdout from stderr.
+Hence framed JSON in, JSON lines out (:mod:`snippet_runner.running.protocol`). ``submit`` sends at
+once, so snippets run while MkDocs renders; if the worker dies, the running request gets the
+verdict and the others go to a fresh worker. Nothing it sends is trusted: each line is
+size-bounded, must be exactly the message due, and must come within a deadline from the snippet's
+timeout; anything else kills the worker and raises :class:`WorkerBroke`, naming the snippet.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Warm the worker, before it forks, with what the snippets will use.
 
 What a library sets up lazily, on first use in a process, would be set up again in every fork and
-lost with it (the first ``torch.optim.SGD(...)`` imports ``torch._dynamo``, sympy among it); done
-once in the worker, every fork inherits it. What to warm is read from the snippets' syntax trees,
-never from a hand-kept list: :func:`touched` finds the modules they import and the dotted names
-they reach through them (``nn.Linear`` after ``import torch.nn as nn``). :func:`warm` imports and
-looks up each, builds, steps and zeroes each optimizer named on a throwaway parameter, and builds
-each module class that takes no arguments (the losses). ``warm_up`` and ``warm_up_names`` in
-``mkdocs.yml`` turn it off or add names.
+lost with it (the first ``torch.optim.SGD(...)`` imports ``torch._dynamo``); done once in the worker,
+every fork inherits it. What to warm is read from the snippets' syntax trees, not a hand-kept list
+(:func:`touched`); :func:`warm` imports and looks up each name and rehearses optimizers and
+argument-less modules. ``warm_up`` and ``warm_up_names`` in ``mkdocs.yml`` turn it off or add names.
 
 **Trust.** The worker runs unconfined, so a name from a snippet is warmed only if its top-level
 package is one the project preloads (torch); names from the settings are the project's own.
