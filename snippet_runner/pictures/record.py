@@ -1,17 +1,20 @@
 """Pictures from real runs, captured by the build in the snippet's own process: no helper in its code.
 
 A ``# snippet:`` setting the reader never sees names what to draw; :class:`Watch` is set up by the
-worker's child before the snippet runs, and read after it. **graph NAME**: ``torch.autograd.backward``
-is wrapped in the child, and at the first backward pass through ``NAME`` (in the snippet's globals
-or its own frames) the graph is walked and hooked before the real backward runs, so the picture
-holds the values and gradients that really flowed. **curves NAME ...**: when the run ends, each
-named list of numbers becomes a series. A setting the run cannot satisfy fails the build with its line.
+worker's child before the snippet runs, and read after it. **graph NAME**: a profiler
+(``sys.setprofile``, and ``threading.setprofile`` for the snippet's threads) sees each call of
+``torch.autograd.backward`` (``Tensor.backward`` calls it); at the first one whose roots hold ``NAME``
+(in the snippet's globals or its own frames) the graph is walked and hooked before the pass runs, so
+the picture holds the values and gradients that really flowed. Only snippets with a graph setting
+pay for the profiler; it adds no frame, so warnings keep the snippet's file and line. **curves
+NAME ...**: when the run ends, each named list of numbers becomes a series. A setting the run cannot
+satisfy fails the build with its line.
 
 **What was looked at.** sphinx-gallery's scrapers save the matplotlib figures an example leaves
 open: that would put matplotlib (its import, its font cache in a read-only sandbox, ``plt.show()``'s
 warning in the output) into every plotting snippet, for data the run already holds. torchviz draws
 a ``grad_fn`` graph with no values, gradients or names. So the walk is written here, with PyTorch's
-public hooks: values when backward starts, ``.grad`` when it ends (a callback queued on the engine),
+public hooks: values when backward starts, ``.grad`` when the call that ran the pass returns,
 the gradient on each edge, what each node saved and whether backward freed it, and ``steps``, one per
 node hook call in the engine's own order (:mod:`snippet_runner.pictures.steps`). A pass whose hooks
 run in more than one thread has no one order and is refused, as is a graph of more than
@@ -21,6 +24,7 @@ run in more than one thread has no one order and is refused, as is a graph of mo
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import threading
@@ -36,33 +40,35 @@ class Watch:
     def __init__(self, settings, namespace: dict, path: str):
         self.settings = [(kind, int(line), dict(options)) for kind, line, options in settings]
         self.namespace, self.path = namespace, str(path)
-        self.graphs: dict[int, dict] = {}  # setting line -> its record, once its backward began
+        self.graphs: dict[int, _Walk] = {}  # setting line -> its walk, once its backward began
         self.errors: dict[int, str] = {}
         self.seen: dict[int, Any] = {}  # setting line -> the last value its name had on the stack
+        self.profiles: tuple | None = None  # the profilers to put back on close()
         if any(kind == "graph" for kind, _, _ in self.settings):
-            self._wrap_backward()
-
-    def _wrap_backward(self) -> None:
-        import torch
-
-        real = torch.autograd.backward
-        watch = self
-
-        def backward(tensors, *args, **kwargs):
-            watch._before_backward(tensors, sys._getframe(1))
-            return real(tensors, *args, **kwargs)
-
-        torch.autograd.backward = backward
-        self._real_backward: Any = real
-
-    def close(self) -> None:
-        """Put ``torch.autograd.backward`` back: the tests watch in their own process."""
-        real = getattr(self, "_real_backward", None)
-        if real is not None:
             import torch
 
-            torch.autograd.backward = real
-            self._real_backward = None
+            self.backward = torch.autograd.backward.__code__
+            self.profiles = (sys.getprofile(), threading.getprofile())
+            sys.setprofile(self._profile)
+            threading.setprofile(self._profile)  # a backward() in a thread the snippet starts
+
+    def _profile(self, frame, event: str, arg) -> None:
+        """The profiler hook: only calls of ``torch.autograd.backward`` (``Tensor.backward`` calls it) matter."""
+        if frame.f_code is not self.backward:
+            return
+        if event == "call":
+            self._before_backward(frame.f_locals["tensors"], frame)
+        elif event == "return":
+            for walk in self.graphs.values():
+                if walk.call is frame:  # the call whose pass began the walk has ended: read .grad
+                    walk.finish()
+
+    def close(self) -> None:
+        """Put the profilers back: the tests watch in their own process."""
+        if self.profiles is not None:
+            sys.setprofile(self.profiles[0])
+            threading.setprofile(self.profiles[1])
+            self.profiles = None
 
     def _before_backward(self, tensors, frame) -> None:
         import torch
@@ -78,13 +84,10 @@ class Watch:
             self.seen[line] = value
             if not any(value is root for root in roots):
                 continue
-            record = {"kind": "graph", "line": line, "data": {}}
             try:
-                _start_graph(value, options, namespace, record)
+                self.graphs[line] = _start_graph(value, options, namespace)
             except ValueError as error:
                 self.errors[line] = str(error)
-                continue
-            self.graphs[line] = record
 
     def _frame_holding(self, name: str, frame):
         """(namespace, value) of ``name`` in the innermost of the snippet's frames that has it, else its globals."""
@@ -112,15 +115,13 @@ class Watch:
                 except (TypeError, ValueError) as error:
                     self.errors[line] = str(error)
                 continue
-            record = self.graphs.get(line)
-            if record is not None:
-                finish = record.pop("_finish", None)
-                if finish is not None:
-                    finish()
-                if "_error" in record:
-                    self.errors[line] = record.pop("_error")
-                    continue
-                pictures.append({"kind": "graph", "line": line, "data": record["data"]})
+            walk = self.graphs.get(line)
+            if walk is not None:
+                walk.finish()  # if no backward() call has returned since its pass began
+                if walk.error is not None:
+                    self.errors[line] = walk.error
+                else:
+                    pictures.append({"kind": "graph", "line": line, "data": walk.data})
                 continue
             name = options["name"]
             value = self.namespace.get(name, self.seen.get(line))
@@ -148,7 +149,7 @@ def _no_graph(name: str) -> str:
     )
 
 
-def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
+def _start_graph(tensor, options: dict, namespace: dict) -> _Walk:
     names, named = _names(namespace)
     root_name = options["name"]
     if tensor.grad_fn is None:
@@ -159,8 +160,9 @@ def _start_graph(tensor, options: dict, namespace: dict, record: dict) -> None:
         if stop is None:
             raise ValueError(f"'# snippet: graph {root_name} stop_at={options['stop_at']}' names no variable")
         stop_at = (stop,)
-    walk = _Walk(tensor, root_name, names, named, bool(options.get("saved")), stop_at, options.get("title"), record)
+    walk = _Walk(tensor, root_name, names, named, bool(options.get("saved")), stop_at, options.get("title"))
     walk.start()  # its prehook on the root's node sees the backward pass begin
+    return walk
 
 
 # -- numbers -----------------------------------------------------------------------------------
@@ -212,9 +214,12 @@ def _names(namespace: dict) -> tuple[dict[int, str], list]:
 class _Walk:
     """One graph: built as its backward pass starts, finished when that pass ends."""
 
-    def __init__(self, root, root_name, names, named, saved, stop_at, title, record) -> None:
+    def __init__(self, root, root_name, names, named, saved, stop_at, title) -> None:
         self.root, self.root_name, self.names, self.named = root, root_name, names, named
-        self.saved, self.title, self.record = saved, title, record
+        self.saved = saved
+        self.data: dict[str, Any] = {"kind": "graph", "root": root_name, "title": title}
+        self.error: str | None = None
+        self.call: Any = None  # the torch.autograd.backward frame whose return ends the pass
         self.stop_nodes = {t.grad_fn: t for t in stop_at if getattr(t, "grad_fn", None) is not None}
         self.ids: dict[Any, str] = {}  # backward node -> "f<n>"
         self.nodes: list[dict] = []
@@ -263,8 +268,6 @@ class _Walk:
                 f" '# snippet: graph {self.root_name} stop_at=t', which draws it only down to an"
                 " intermediate tensor t, or show a smaller model"
             )
-        self.record["data"] = {"kind": "graph", "root": self.root_name, "title": self.title}
-        self.record["_finish"] = self._finish
 
     # -- walking ------------------------------------------------------------------------------
 
@@ -333,7 +336,10 @@ class _Walk:
         self.active = True
         self.thread = threading.get_ident()
         self.seed = tensor_text(grad_outputs[0]) if grad_outputs and grad_outputs[0] is not None else None
-        torch.autograd.Variable._execution_engine.queue_callback(self._finish)
+        frame = inspect.currentframe()
+        while frame is not None and frame.f_code is not torch.autograd.backward.__code__:
+            frame = frame.f_back
+        self.call = frame
         return None
 
     def _before_node(self, node, node_id: str):
@@ -350,7 +356,7 @@ class _Walk:
             return None
         self.threads.add(threading.get_ident())
         if threading.get_ident() != self.thread:
-            return None  # another thread's pass through a shared node: _finish refuses the record
+            return None  # another thread's pass through a shared node: finish() refuses the record
         for index, grad in enumerate(grad_inputs):
             if grad is not None:
                 self.flows[(node_id, index)] = tensor_text(grad)
@@ -385,11 +391,12 @@ class _Walk:
         self.steps.append(step)
         return None
 
-    def _finish(self) -> None:
+    def finish(self) -> None:
         if self.finished:
             return
         self.finished = True
         self.active = False
+        self.call = None
         for entry, tensor in self.tensors:
             if entry["leaf"] or tensor.retains_grad:
                 grad = tensor.grad
@@ -408,22 +415,21 @@ class _Walk:
             elif key is not None:
                 edge["grad"] = self.flows.get(key)
             edges.append(edge)
-        self.record["data"].update(nodes=self.nodes, edges=edges, backward=self.seed is not None)
+        self.data.update(nodes=self.nodes, edges=edges, backward=self.seed is not None)
         if self.seed is not None:
-            self.record["data"]["steps"] = self.steps
-        self.record.pop("_finish", None)
+            self.data["steps"] = self.steps
         if len(self.threads) > 1:
-            self.record["_error"] = (
+            self.error = (
                 f"'# snippet: graph {self.root_name}': its backward pass ran in {len(self.threads)} threads, so its"
                 " steps have no one order to show; call backward() once, from one thread, while the graph is drawn"
             )
         elif self.wide is not None:
-            self.record["_error"] = (
+            self.error = (
                 f"'# snippet: graph {self.root_name}': its backward pass has a node with {self.wide}, more"
                 f" than {MAX_EDGES} can be shown in a step; draw a smaller graph"
             )
         elif self.seed is not None and not self.steps:
-            self.record["_error"] = (
+            self.error = (
                 f"'# snippet: graph {self.root_name}': its backward pass ran none of the graph's nodes, so there"
                 " are no steps to show"
             )
