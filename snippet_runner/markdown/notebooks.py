@@ -57,7 +57,7 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=as_text(output))] if output else []
         cell.outputs += pictures.get(index, [])
-    _content_ids(notebook.cells, snippet.rel)
+    content_ids(notebook.cells, snippet.rel)
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["language_info"] = {"name": "python"}
@@ -70,13 +70,15 @@ def hidden_settings_removed(source: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _content_ids(cells, name: str) -> None:
-    """Content-derived ids in place of nbformat's random ones, so the same script gives the same page."""
+def content_ids(cells, name: str) -> None:
+    """nbformat's 8 hex digits, from ``name`` and the cell's content in place of nbformat's random ones,
+    so the same source gives the same bytes; repeats get -2, -3..."""
     seen: dict[str, int] = {}
     for cell in cells:
-        digest = hashlib.sha256(f"{name}\0{cell.cell_type}\0{cell.source}".encode()).hexdigest()[:8]
+        source = "".join(cell["source"])  # nbformat's one string, or a list of lines
+        digest = hashlib.sha256(f"{name}\0{cell['cell_type']}\0{source}".encode()).hexdigest()[:8]
         seen[digest] = seen.get(digest, 0) + 1
-        cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
+        cell["id"] = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
 
 
 def _picture_output(drawer, picture, snippet, number: int):

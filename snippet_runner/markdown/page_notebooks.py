@@ -12,7 +12,6 @@ each new cell, so the JSON is written here in its shape (the tests validate it w
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
@@ -20,9 +19,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippet_runner.files import hash_files
 from snippet_runner.machine import installed_version
-from snippet_runner.markdown.run_lines import FENCE, LOOKS_LIKE_DIRECTIVE, find_includes, outside_fences, shown_code
+from snippet_runner.markdown.notebooks import content_ids
+from snippet_runner.markdown.run_lines import find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
 
 FOLDER = "downloads"
@@ -73,22 +72,6 @@ def _pinned(root: Path, name: str) -> str:
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
-def inputs_key(project, directory_urls: bool = False) -> str:
-    """The key of what :func:`for_project` reads, but not the pages' prose, so a prose edit keeps the downloads."""
-    digest = hashlib.blake2b(f"{directory_urls}\0".encode(), digest_size=20)
-    for path in project.pages():
-        read = "\n".join(
-            line
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if HEADING.match(line) or FENCE.match(line) or LOOKS_LIKE_DIRECTIVE.search(line)
-        )
-        digest.update(f"{path.relative_to(project.root).as_posix()}\0{read}\0".encode())
-    snippets = sorted(p for p in project.snippets_dir.rglob("*") if p.is_file())
-    pins = project.root / "requirements.txt"  # the archive's README names the pinned versions
-    hash_files(digest, [*snippets, *([pins] if pins.is_file() else [])], project.root)
-    return digest.hexdigest()
-
-
 def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Path) -> PageNotebook | None:
     """The notebook of one page, or None if it shows no example."""
     includes = {include.line: include.rel for include in find_includes(markdown, shown)}
@@ -112,7 +95,10 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
             snippet = spec.load(snippets_dir, includes[number])
             cells.append(_code(snippet))
             examples.append(snippet.rel)
-    _ids(cells, page)
+    content_ids(cells, page)
+    code = [cell for cell in cells if cell["cell_type"] == "code"]
+    for count, cell in enumerate(code, start=1):  # as a run from the top numbers them, so nbval compares them
+        cell["execution_count"] = count
     notebook = {
         "cells": cells,
         "metadata": {
@@ -168,20 +154,6 @@ def _code_cell(code: str, outputs: list[dict], tags: list[str]) -> dict:
 
 def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
-
-
-def _ids(cells: list[dict], page: str) -> None:
-    """nbformat's 8 hex digits, from the page and the cell's content; repeats get -2, -3..."""
-    seen: dict[str, int] = {}
-    for cell in cells:
-        digest = hashlib.sha256(f"{page}\0{cell['cell_type']}\0{''.join(cell['source'])}".encode()).hexdigest()[:8]
-        seen[digest] = seen.get(digest, 0) + 1
-        cell["id"] = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
-    count = 0
-    for cell in cells:  # numbered as a run from the top would number them, so nbval compares them
-        if cell["cell_type"] == "code":
-            count += 1
-            cell["execution_count"] = count
 
 
 def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str) -> bytes:

@@ -1,24 +1,17 @@
-"""Pictures from real runs, captured by the build in the snippet's own process: no helper in its code.
+"""Pictures from real runs, recorded in the snippet's own process (the worker's child): no helper in its code.
 
-A ``# snippet:`` setting the reader never sees names what to draw; :class:`Watch` is set up by the
-worker's child before the snippet runs, and read after it. **graph NAME**: a profiler
-(``sys.setprofile``, and ``threading.setprofile`` for the snippet's threads) sees each call of
-``torch.autograd.backward`` (``Tensor.backward`` calls it); at the first one whose roots hold ``NAME``
-(in the snippet's globals or its own frames) the graph is walked and hooked before the pass runs, so
-the picture holds the values and gradients that really flowed. Only snippets with a graph setting
-pay for the profiler; it adds no frame, so warnings keep the snippet's file and line. **curves
-NAME ...**: when the run ends, each named list of numbers becomes a series. A setting the run cannot
-satisfy fails the build with its line.
-
-**What was looked at.** sphinx-gallery's scrapers save the matplotlib figures an example leaves
-open: that would put matplotlib (its import, its font cache in a read-only sandbox, ``plt.show()``'s
-warning in the output) into every plotting snippet, for data the run already holds. torchviz draws
-a ``grad_fn`` graph with no values, gradients or names. So the walk is written here, with PyTorch's
-public hooks: values when backward starts, ``.grad`` when the call that ran the pass returns,
-the gradient on each edge, what each node saved and whether backward freed it, and ``steps``, one per
-node hook call in the engine's own order (:mod:`snippet_runner.pictures.steps`). A pass whose hooks
-run in more than one thread has no one order and is refused, as is a graph of more than
-``MAX_NODES`` nodes (``stop_at=NAME`` draws a part). The data is approved like an output
+A hidden ``# snippet:`` setting names what to draw. **graph NAME**: a profiler (``sys.setprofile``, and
+``threading.setprofile`` for the snippet's threads) sees each call of ``torch.autograd.backward``
+(``Tensor.backward`` calls it); it adds no frame, so warnings keep the snippet's file and line, and
+only snippets with a graph setting pay for it. At the first call whose roots hold ``NAME`` (in the
+snippet's globals or its own frames), the graph is walked and given PyTorch's public hooks before
+the pass runs, and ``.grad`` is read when that call returns: the picture holds the values and
+gradients that really flowed, what each node saved and whether backward freed it, and ``steps`` in
+the engine's own order (:mod:`snippet_runner.pictures.steps`). **curves NAME ...**: each named list
+of numbers, when the run ends. A setting the run cannot satisfy fails the build with its line, as
+does a pass in several threads (no one order) or a graph over ``MAX_NODES`` (``stop_at=NAME`` draws
+a part). Not used: sphinx-gallery's scrapers (matplotlib in every plotting snippet, for data the run
+already holds), torchviz (no values, gradients or names). The data is approved like an output
 (``<snippet>.pictures.json``); :mod:`snippet_runner.pictures.draw` draws it outside the sandbox.
 """
 
@@ -85,7 +78,7 @@ class Watch:
             if not any(value is root for root in roots):
                 continue
             try:
-                self.graphs[line] = _start_graph(value, options, namespace)
+                self.graphs[line] = _Walk(value, options, namespace)
             except ValueError as error:
                 self.errors[line] = str(error)
 
@@ -149,22 +142,6 @@ def _no_graph(name: str) -> str:
     )
 
 
-def _start_graph(tensor, options: dict, namespace: dict) -> _Walk:
-    names, named = _names(namespace)
-    root_name = options["name"]
-    if tensor.grad_fn is None:
-        raise ValueError(_no_graph(root_name))
-    stop_at: tuple = ()
-    if "stop_at" in options:
-        stop = namespace.get(options["stop_at"])
-        if stop is None:
-            raise ValueError(f"'# snippet: graph {root_name} stop_at={options['stop_at']}' names no variable")
-        stop_at = (stop,)
-    walk = _Walk(tensor, root_name, names, named, bool(options.get("saved")), stop_at, options.get("title"))
-    walk.start()  # its prehook on the root's node sees the backward pass begin
-    return walk
-
-
 # -- numbers -----------------------------------------------------------------------------------
 
 
@@ -214,13 +191,18 @@ def _names(namespace: dict) -> tuple[dict[int, str], list]:
 class _Walk:
     """One graph: built as its backward pass starts, finished when that pass ends."""
 
-    def __init__(self, root, root_name, names, named, saved, stop_at, title) -> None:
-        self.root, self.root_name, self.names, self.named = root, root_name, names, named
-        self.saved = saved
-        self.data: dict[str, Any] = {"kind": "graph", "root": root_name, "title": title}
+    def __init__(self, root, options: dict, namespace: dict) -> None:
+        self.root, self.root_name, self.saved = root, options["name"], bool(options.get("saved"))
+        self.names, self.named = _names(namespace)
+        if root.grad_fn is None:
+            raise ValueError(_no_graph(self.root_name))
+        stop = namespace.get(options.get("stop_at", ""))
+        if "stop_at" in options and stop is None:
+            raise ValueError(f"'# snippet: graph {self.root_name} stop_at={options['stop_at']}' names no variable")
+        self.stop_nodes = {stop.grad_fn: stop} if getattr(stop, "grad_fn", None) is not None else {}
+        self.data: dict[str, Any] = {"kind": "graph", "root": self.root_name, "title": options.get("title")}
         self.error: str | None = None
         self.call: Any = None  # the torch.autograd.backward frame whose return ends the pass
-        self.stop_nodes = {t.grad_fn: t for t in stop_at if getattr(t, "grad_fn", None) is not None}
         self.ids: dict[Any, str] = {}  # backward node -> "f<n>"
         self.nodes: list[dict] = []
         self.edges: list[dict] = []
@@ -239,8 +221,9 @@ class _Walk:
         self.thread: int | None = None  # the thread the backward pass started in
         self.wide: str | None = None  # why a step would be too large to show, if it would
         self.threads: set[int] = set()
+        self._start()  # its prehook on the root's node sees the backward pass begin
 
-    def start(self) -> None:
+    def _start(self) -> None:
         root_node = self._tensor_node(self.root, self.root_name, leaf=False)
         seed = {"from": root_node["id"], "to": None, "grad": None, "kind": "seed"}
         self.edges.append(seed)
