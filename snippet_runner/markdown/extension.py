@@ -1,11 +1,8 @@
-"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it:
-MkDocs, ProperDocs and Zensical (which ignores MkDocs plugins it does not know), or a plain call::
-
-    markdown.markdown(text, extensions=["pymdownx.superfences", RunExtension(page="docs/x.md")])
-
-It runs as a preprocessor, before the fenced-code extensions, because it writes fenced blocks. The
-plugin gives it the build's engine (``session``, through ``mdx_configs``); without the plugin, the
-first page loads the project and starts one engine for the process.
+"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it
+(MkDocs, ProperDocs, Zensical, or ``markdown.markdown(text, extensions=["pymdownx.superfences",
+RunExtension(page="docs/x.md")])``).
+A preprocessor, before the fenced-code extensions, because it writes fenced blocks. The plugin gives
+it the build's engine through ``mdx_configs``; without it, the first page starts one for the process.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Exercise notebooks: a jupytext script run by the engine becomes an ``.ipynb`` with real outputs.
-
-The run (cell by cell, through the same worker, cache and approval as every example) becomes a
-notebook that mkdocs-jupyter renders without executing anything; the rendered page then loses the
-template's CDN scripts (the site's own KaTeX renders the math) and its 0.6 MB of inline styles
-(:func:`styles_taken_out`: the plugin writes them once, to :data:`STYLESHEET`), folds solution
-cells into ``<details>``, and gains a download link.
+"""Exercise notebooks: a jupytext script, run by the engine like every example, becomes an ``.ipynb``
+with real outputs that mkdocs-jupyter renders without executing anything. The rendered page loses
+the template's CDN scripts (the site's KaTeX renders the math) and its large inline styles (written
+once, to :data:`STYLESHEET`), folds solution cells into ``<details>``, and gains a download link.
 """
 
 from __future__ import annotations

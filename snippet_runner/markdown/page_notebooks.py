@@ -1,13 +1,9 @@
 """Every teaching page's examples as a notebook to download (each example a code cell with its
-**approved** output, the page's headings as Markdown cells), and all examples in one archive. Both
-come from committed files only, with content-derived cell ids and fixed zip dates and modes, so the
-same commit gives the same bytes.
-
-Cells are tagged for nbval (``pytest --nbval-lax``), and the tags say where a reader's run cannot
-print the same text: ``raises-exception``, ``nbval-ignore-output`` (the output names the file),
-``nbval-skip`` (it reads ``__file__``, or is ``not-yet-approved``). Pictures are left out: a
-reader's run of the listing draws none. nbformat was looked at for writing: it draws a random id for
-each new cell, so the JSON is written here in its shape (the tests validate it with nbformat).
+**approved** output, the headings as Markdown cells), and all examples in one zip: from committed
+files only, with content-derived cell ids and fixed zip dates and modes, so a commit gives one set of
+bytes. Cell tags tell nbval where a reader's run cannot print the same text (``raises-exception``,
+``nbval-ignore-output``, ``nbval-skip``). Pictures are left out: a reader's run draws none. The JSON
+is written here in nbformat's shape, since nbformat gives each new cell a random id.
 """
 
 from __future__ import annotations

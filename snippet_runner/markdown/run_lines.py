@@ -1,10 +1,7 @@
-"""Expand ``{{ run <page>/<file>.py }}`` lines into the snippet's code and its real output.
-
-The expansion is plain Markdown (two fenced blocks, and a warning when the output is not approved),
-so search, the print page and the table of contents see the real output as page text. markdown-exec
-runs code inside the MkDocs process with no cache, no expected exceptions and no captured warnings;
-pymdownx.snippets only includes text: neither can run through our engine. Lines inside fenced code
-blocks are left alone, so a page can show the directive itself.
+"""Expand ``{{ run <page>/<file>.py }}`` lines into the snippet's code and its real output, as plain
+Markdown (fenced blocks, a warning when unapproved), so search, the print page and the contents see
+the output as text. markdown-exec runs code in the MkDocs process (no cache, expected exceptions or
+captured warnings); pymdownx.snippets only includes text. Lines inside fenced blocks are left alone.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
-"""Draw a snippet's pictures as SVG, at build time (never in the sandboxed child), from their checked data.
+"""Draw a snippet's pictures as SVG at build time (never in the sandboxed child), from their checked data.
 
-Graphs are laid out by Graphviz (:mod:`snippet_runner.pictures.vizjs`); curves are plotted by
-matplotlib's SVG backend from an explicit ``Figure``, with text kept as text, a fixed hash salt and
-no date, so the same data gives the same bytes. Every SVG is inlined into the page, so it takes the
-page's colours in either palette (``currentColor`` and the CSS variables of ``assets/snippets.css``)
-and its text is real text, also in the PDF; its ids are prefixed per picture, so the print page
-never clashes, and come from the data, so ``assets/backward-steps.js`` can light up each step's
-nodes and edges. It carries ``role="img"``, a ``<title>`` and a ``<desc>`` in words. An SVG is
-cached under a hash of its data, this code and the drawing libraries' versions.
+Graphs are laid out by Graphviz (:mod:`snippet_runner.pictures.vizjs`), curves by matplotlib's SVG
+backend with text kept as text, a fixed hash salt and no date, so the same data gives the same bytes.
+The SVG is inlined, so it takes the page's colours in either palette and its text is real text, also
+in the PDF; its ids are prefixed per picture (no clash on the print page) and come from the data (so
+``assets/backward-steps.js`` lights up each step). It is cached by its data, this code and the
+drawing libraries' versions.
 """
 
 from __future__ import annotations
@@ -103,7 +101,7 @@ class Drawer:
 
 def draw(data: PictureData, prefix: str = "p") -> str:
     """The finished, inline-ready SVG for one picture's data."""
-    raw = _graph_svg(data) if data["kind"] == "graph" else _curves_svg(data)
+    raw = vizjs.render(_graph_object(data)) if data["kind"] == "graph" else _curves_svg(data)
     caption, description = describe(data)
     return _finish(raw, prefix, caption, description)
 
@@ -180,10 +178,6 @@ def _describe_curves(data: CurvesData) -> tuple[str, str]:
 # -- graphs ------------------------------------------------------------------------------------
 
 
-def _graph_svg(data: GraphData) -> str:
-    return vizjs.render(_graph_object(data))
-
-
 def _graph_object(data: GraphData) -> dict:
     """The picture as a viz.js graph object: what Graphviz lays out (see :mod:`snippet_runner.pictures.vizjs`)."""
     nodes = []
@@ -248,15 +242,8 @@ def _curves_svg(data: CurvesData) -> str:
         "svg.hashsalt": "snippet-runner",
         "font.family": FONT,
         "font.size": 10,
-        "text.color": FG,
-        "axes.edgecolor": FG,
-        "axes.labelcolor": FG,
-        "xtick.color": FG,
-        "ytick.color": FG,
-        "axes.facecolor": "none",
-        "figure.facecolor": "none",
-        "savefig.facecolor": "none",
-        "savefig.edgecolor": "none",
+        **dict.fromkeys(("text.color", "axes.edgecolor", "axes.labelcolor", "xtick.color", "ytick.color"), FG),
+        **dict.fromkeys(("axes.facecolor", "figure.facecolor", "savefig.facecolor", "savefig.edgecolor"), "none"),
         "legend.frameon": False,
         "path.simplify": False,
     }

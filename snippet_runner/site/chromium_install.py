@@ -1,10 +1,7 @@
-"""Install a Chromium where none is found: the one system package the project still needs.
-
-Playwright and Puppeteer download a browser from their vendors' servers, not a package registry, so
-the distribution's package is what installs wherever the registries do. ``make site`` and ``make
-test`` run this first: with a Chromium there, nothing happens; on Debian or Ubuntu, as root or with
-``sudo``, it prints the one ``apt-get`` command (with ``fonts-liberation``, which the browser tests
-were made with) and runs it; anywhere else, one message says what to install.
+"""Install a Chromium where none is found (``make site`` and ``make test`` run this first). Playwright
+and Puppeteer fetch browsers from their vendors, not a package registry, so the distribution's
+package it is: on Debian or Ubuntu, as root or with ``sudo``, the one ``apt-get`` command (with the
+``fonts-liberation`` the browser tests were made with) is printed and run; elsewhere, one message.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""Print the chapter to PDF: the print-site plugin's print page, once, through headless Chromium.
-
-A browser because the math and diagrams are drawn by JavaScript: WeasyPrint-based exporters
-(mkdocs-with-pdf, mkdocs-pdf-export-plugin) would print raw LaTeX, and Chromium's own
-``--print-to-pdf`` cannot wait for KaTeX, Mermaid and the fonts. Before printing, the page is made
-to read like a book (blocks open, ``.ipynb`` links pointed at their section, plain line numbers, tall
-blocks allowed to split); the contents carry no page numbers, which Chromium cannot compute.
-
-Then pikepdf (its documented ``docinfo`` and object API) sets the cover's metadata and makes the
-bytes the same on every print: the dates become the build's, the DOM node numbers Chromium writes as
-structure element ids become their rank (so the ``/IDTree`` stays sorted), and the /ID is derived
-from the content.
+"""Print the print-site plugin's print page to PDF, once, through headless Chromium: the math and
+diagrams are drawn by JavaScript, so WeasyPrint-based exporters would print raw LaTeX, and
+``--print-to-pdf`` cannot wait for KaTeX, Mermaid and the fonts. First the page is made to read like
+a book (blocks open, ``.ipynb`` links pointed at their section, plain line numbers, tall blocks
+allowed to split). Then pikepdf (``docinfo`` and its object API) sets the metadata and makes the
+bytes reproducible: the build's dates, structure element ids by rank (the ``/IDTree`` stays sorted)
+instead of DOM node numbers, an /ID derived from the content.
 """
 
 from __future__ import annotations

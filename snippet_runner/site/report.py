@@ -1,9 +1,6 @@
-"""The execution report: which snippets ran in this build, which came from the cache, and what each
-cost, slowest first, as sphinx-gallery's "computation times" page does for its examples.
-
-It is a build's log, different on every build, so it is kept out of ``site/`` (which must be the
-same bytes every time), beside the caches (``Project.report_path``); ``make serve`` serves it at
-:data:`SERVED_AT`. A small standalone page, with no theme and no links, marked ``noindex``.
+"""The execution report: what ran in this build, what came from the cache and what each cost, slowest
+first (as sphinx-gallery's "computation times"). A build's log, different every time, so it stays out
+of ``site/`` (``Project.report_path``); ``make serve`` serves it at :data:`SERVED_AT`.
 """
 
 from __future__ import annotations

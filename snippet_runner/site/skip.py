@@ -1,12 +1,9 @@
-"""Whether a build would only write the ``site/`` that is already there: the key of its inputs.
-
-A MkDocs build still renders every page, the search index and the print page when nothing changed
-(issue 8), and ``--dirty`` would leave stale a page whose snippet, output, template or setting
-changed. So the unit is the whole build: when the key of everything it reads (by content: every
-project file but outputs and caches, the interpreter and installed distributions, Chromium and
-``@viz-js/viz``, the build's date, the ``SNIPPETS_*`` variables) equals the one stored by the build
-in place, and that ``site/`` is as it was left (sizes, modification times, inodes), nothing is
-built. make and doit decide by timestamps, which a checkout or a copy changes.
+"""Whether a build would only write the ``site/`` already there. MkDocs renders every page when nothing
+changed (issue 8), and ``--dirty`` misses a page whose snippet, template or setting changed; make and
+doit go by timestamps, which a checkout changes. So the unit is the whole build: when the key of all
+it reads (by content: project files but outputs and caches, the interpreter and distributions,
+Chromium and ``@viz-js/viz``, the date, the ``SNIPPETS_*`` variables) is the one stored by the build
+in place, and that ``site/`` is as it was left (sizes, times, inodes), nothing is built.
 """
 
 from __future__ import annotations

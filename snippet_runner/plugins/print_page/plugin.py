@@ -1,13 +1,10 @@
-"""A MkDocs plugin (``print-page-ids`` in mkdocs.yml): make every id on the print page unique, so each of its
-same-page links lands where it should, on the page and in the PDF printed from it.
-
-mkdocs-print-site-plugin prefixes each page's same-page links with the page's key but renames only
-the ids of headings, list items and footnotes (``update_anchor_ids`` in its urls.py), so other ids
-(line anchors, ``cell-<n>``) repeat and the links pointed nowhere. In ``on_post_build``, each id that
-repeats or that a rewritten link points to gets the same prefix. print-site has no option for it,
-and none of its code is replaced or wrapped; regular expressions, as print-site uses, keep the rest
-of its bytes. The print page's base in Material's ``__config`` is made ``.``, where print-site
-writes ``/``, so that, opened from disk, its search and palette toggle work.
+"""``print-page-ids``: make every id on the print page unique, so its same-page links land, on the
+page and in the PDF. print-site prefixes a page's same-page links with the page's key but renames
+only headings', list items' and footnotes' ids, so line anchors and ``cell-<n>`` repeat. After
+print-site's ``on_post_build``, each id that repeats or that a rewritten link points to gets the
+prefix (regular expressions, as print-site uses, keep its other bytes); Material's ``__config`` base
+becomes ``.`` so that, opened from disk, search and the palette toggle work. None of print-site's
+code is replaced or wrapped.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
-"""What ``make serve`` adds for an author previewing pages: it never hangs, and says what is unapproved.
+"""``make serve``'s forgiving preview: it never hangs, and names what is unapproved.
 
-MkDocs' development server holds every request until a build succeeds, and a failed start-up build
-ends ``mkdocs serve``: a snippet's syntax error left it hanging or gone. So under ``mkdocs serve``
-only, the plugin hands snippet failures to :class:`Preview` instead of raising them: the build goes
-on, and every page is answered at once with a self-reloading error page naming the page,
-``file:line`` and the message, as does any other failed build (``on_build_error``), with its
-warnings. SIGTERM acts like Ctrl-C, so ``on_shutdown`` cleans up; after each build the terminal
-names each example not yet approved. All through documented interfaces: plugin events, the server's
-WSGI ``get_app``/``set_app``, a ``logging`` handler and ``signal.signal``.
+MkDocs' server holds every request until a build succeeds, and a failed first build ends ``mkdocs
+serve``. So under serve the plugin hands snippet failures to :class:`Preview`: the build goes on,
+and every page answers at once with a self-reloading error page (``file:line``, the message, the
+build's warnings), as for any failed build (``on_build_error``). SIGTERM acts like Ctrl-C, so
+``on_shutdown`` cleans up. Documented interfaces only: plugin events, the server's WSGI
+``get_app``/``set_app``, ``logging`` and ``signal.signal``.
 """
 
 from __future__ import annotations
