@@ -46,8 +46,7 @@ def main(config: Path = Path("mkdocs.yml"), site_dir: Path = Path("site"), force
         print(f"error: {error}", file=sys.stderr)
         return 1
     skip.forget(root, site_dir)
-    # The record of what the build left is written while the new site is locked in place: another
-    # build finishing at the same moment could otherwise swap its own in while this one lists it.
+    # recorded while the new site is locked in place, so no build finishing meanwhile swaps in its own
     return build(project, site_dir, config, epoch, swapped=lambda: skip.remember(root, site_dir, key))
 
 
@@ -61,11 +60,9 @@ def build(
     """Build into a staging folder and only if all of it succeeds swap it in (then call ``swapped``)."""
     site_dir = site_dir.resolve()
     _interrupted.clear()
-    # Ctrl-C, and `kill` handled like it. The handler also notes it, since a library's finalizer or
-    # `except BaseException` may swallow the KeyboardInterrupt: the note still ends the build.
+    # Ctrl-C, and `kill` like it; noted too, as a library's `except BaseException` may swallow it
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
-    # The build's date is set for the build only: a caller in the same process (a test, a server)
-    # that builds again later must find its own environment, not this build's date.
+    # the build's date is set for the build only: a later build in this process finds its own
     dated = os.environ.get("SOURCE_DATE_EPOCH")
     staging, code, why = None, 1, "failed"
     try:
@@ -131,8 +128,8 @@ def _interrupt(signum, frame):
 
 
 def source_date_epoch(project: Path) -> int | None:
-    """``$SOURCE_DATE_EPOCH`` (reproducible-builds.org's convention, which MkDocs and pdf.py honour)
-    if set, else the last commit's time, else None (then tools use the clock)."""
+    """``$SOURCE_DATE_EPOCH`` (reproducible-builds.org's, which MkDocs and pdf.py honour), else the last
+    commit's time, else None (the clock)."""
     if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
         return int(os.environ["SOURCE_DATE_EPOCH"])
     try:
@@ -194,8 +191,7 @@ def _keep_unchanged(staging: Path, site_dir: Path) -> None:
         try:
             if new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
                 continue
-            new_stat, old_stat = new.stat(), old.stat()
-            if old_stat.st_size != new_stat.st_size or not filecmp.cmp(old, new, shallow=False):
+            if not filecmp.cmp(old, new, shallow=False):  # which compares the sizes first
                 continue
         except OSError:  # gone meanwhile
             continue
@@ -213,17 +209,13 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
     with open(site_dir.with_name(f".{site_dir.name}.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _keep_unchanged(staging, site_dir)
-        _swap(staging, site_dir)
+        retired = None
+        if site_dir.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
+            retired.rmdir()
+            site_dir.rename(retired)
+        staging.rename(site_dir)
+        if retired is not None:
+            shutil.rmtree(retired, ignore_errors=True)
         if swapped is not None:
             swapped()
-
-
-def _swap(staging: Path, site_dir: Path) -> None:
-    retired = None
-    if site_dir.exists():
-        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
-        retired.rmdir()
-        site_dir.rename(retired)
-    staging.rename(site_dir)
-    if retired is not None:
-        shutil.rmtree(retired, ignore_errors=True)

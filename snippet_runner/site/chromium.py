@@ -25,8 +25,7 @@ HOW_TO_GET_IT = (
     f"or point {ENV_VAR}=/path/to/chromium at a Chromium or Chrome binary"
 )
 
-# Headless, as root, without a GPU, and with none of Chromium's own background traffic
-# (updates, sync, safe-browsing lists), so any request a page makes is one the page asked for.
+# headless, as root, no GPU, none of Chromium's own traffic: any request is one the page made
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -73,20 +72,14 @@ def missing() -> str:
     return f"Chromium not found ({where}): {HOW_TO_GET_IT}"
 
 
-def require() -> str:
-    """The Chromium binary, or a ``ChromiumNotFound`` that says how to get one."""
-    found = find()
-    if found:
-        return found
-    raise ChromiumNotFound(missing())
-
-
 @contextmanager
 def launch() -> Iterator[Browser]:
     """A headless system Chromium under Playwright, with a temporary profile it removes on close."""
     from playwright.sync_api import sync_playwright
 
-    executable = require()
+    executable = find()
+    if executable is None:
+        raise ChromiumNotFound(missing())
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, headless=True, args=list(FLAGS))
         try:

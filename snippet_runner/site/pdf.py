@@ -16,11 +16,10 @@ from pathlib import Path
 
 from snippet_runner.site import chromium
 
-# How long the page may take to typeset its math and draw its diagrams before we call it broken.
-RENDER_TIMEOUT_MS = 60_000
+RENDER_TIMEOUT_MS = 60_000  # for the math and diagrams, before the page is called broken
 
-# True once the page is finished: Material has run (it swaps each <pre class="mermaid"> for a drawn
-# <div class="mermaid">), KaTeX has typeset every formula pymdownx.arithmatex marked, fonts are in.
+# True once Material has run (it swaps each <pre class="mermaid"> for a drawn <div>), KaTeX has
+# typeset every formula pymdownx.arithmatex marked, and the fonts are in.
 RENDERED = """() =>
   typeof document$ !== "undefined"
   && document.querySelectorAll("pre.mermaid").length === 0
@@ -116,12 +115,8 @@ _FOOTER = (
 )
 
 
-_MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
-
-
 @dataclass
 class Printed:
-    path: Path
     pages: int
     bytes: int
     seconds: float
@@ -142,7 +137,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Pri
         page.pdf(
             path=str(pdf_path),
             format="A4",
-            margin=_MARGIN,
+            margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
             print_background=True,
             outline=True,  # a bookmark per heading: sections, pages and their sections
             tagged=True,  # an accessible, structured PDF (Chromium builds the outline from that structure)
@@ -151,7 +146,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None) -> Pri
             footer_template=_FOOTER,
         )
     pages = finish(pdf_path, metadata, epoch)
-    return Printed(pdf_path, pages, pdf_path.stat().st_size, time.perf_counter() - started)
+    return Printed(pages, pdf_path.stat().st_size, time.perf_counter() - started)
 
 
 def _open(browser, print_page: Path):
@@ -206,15 +201,10 @@ def _number_node_ids(pdf) -> None:
     def renumber(value):  # the direct objects inside one object; another object is reached on its own
         if isinstance(value, pikepdf.String):
             return rank.get(str(value), value)
-        if isinstance(value, pikepdf.Array):
-            for i, item in enumerate(value):
-                if isinstance(item, pikepdf.Array | pikepdf.Dictionary | pikepdf.String) and not item.is_indirect:
-                    value[i] = renumber(item)
-        elif isinstance(value, pikepdf.Dictionary):
-            for key in list(value.keys()):
-                item = value[key]
-                if isinstance(item, pikepdf.Array | pikepdf.Dictionary | pikepdf.String) and not item.is_indirect:
-                    value[key] = renumber(item)
+        for key in range(len(value)) if isinstance(value, pikepdf.Array) else list(value.keys()):
+            item = value[key]
+            if isinstance(item, pikepdf.Array | pikepdf.Dictionary | pikepdf.String) and not item.is_indirect:
+                value[key] = renumber(item)
         return value
 
     tree = pdf.Root.get("/StructTreeRoot")

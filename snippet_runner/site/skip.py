@@ -48,8 +48,11 @@ def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
 
 def is_current(project: Path, site_dir: Path, key: str) -> bool:
     """True if ``site_dir`` was built from inputs with this key and is untouched since."""
-    record = _record(project, site_dir)
-    if record.get("key") != key:
+    try:
+        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(record, dict) or record.get("key") != key:
         return False
     try:
         return record.get("files") == _files(site_dir)
@@ -65,15 +68,6 @@ def remember(project: Path, site_dir: Path, key: str) -> None:
 def forget(project: Path, site_dir: Path) -> None:
     """Before a build replaces ``site_dir``: until it has finished, no record claims it is current."""
     _record_path(project, site_dir).unlink(missing_ok=True)
-
-
-def _record(project: Path, site_dir: Path) -> dict:
-    """What :func:`remember` recorded of the last build of ``site_dir`` (empty if nothing readable)."""
-    try:
-        record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
 
 
 def _record_path(project: Path, site_dir: Path) -> Path:

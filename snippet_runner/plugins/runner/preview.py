@@ -23,10 +23,10 @@ from snippet_runner.checking.pending import pending
 from snippet_runner.errors import SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
-# Snippet failures are errors to the author that the build must not count (strict mode fails on any
-# error on MkDocs' loggers): they go to the terminal through a logger of their own.
+# snippet failures, which strict mode must not count as the build's errors, have a logger of their own
 _terminal = logging.getLogger("snippet_runner.preview")
 RELOAD_SECONDS = 2
+_SERVED = "Every page answers with this error until a build succeeds (it reloads by itself)"
 
 
 class Preview:
@@ -50,7 +50,7 @@ class Preview:
             _terminal.propagate = False
         logging.getLogger("mkdocs.livereload").addFilter(_request_line)
         if threading.current_thread() is threading.main_thread() and self._previous_sigterm is None:
-            self._previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
+            self._previous_sigterm = signal.signal(signal.SIGTERM, signal.default_int_handler)
 
     def stop(self) -> None:
         """``on_shutdown``: put SIGTERM's handler back (a test serves inside its own process)."""
@@ -73,7 +73,7 @@ class Preview:
         """The snippets of this build failed: print it, and serve it until a build succeeds."""
         self.failure, self.raised, self.snippets_failing = str(error), False, True
         _terminal.error(self.failure)
-        log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
+        log.info(_SERVED)
 
     def built(self, engine: Engine, rels: Iterable[str]) -> None:
         """``on_post_build``: one line per example not yet approved."""
@@ -95,7 +95,7 @@ class Preview:
             return
         self.failure = "\n".join([*warnings, str(error) or type(error).__name__])
         self.raised = True
-        log.info("Every page answers with this error until a build succeeds (it reloads by itself)")
+        log.info(_SERVED)
 
     def _release(self) -> None:
         if self._held is not None:
@@ -114,7 +114,8 @@ class Preview:
             path = environ.get("PATH_INFO", "")
             if path.startswith("/livereload/") or path.startswith(mount + "_build/"):
                 return site_app(environ, start_response)  # the reload poll waits by design
-            page = _is_page(path)
+            last = path.rsplit("/", 1)[-1]
+            page = last == "" or last.endswith(".html") or "." not in last
 
             def failed() -> bool:
                 return self.raised if not page else self.failure is not None
@@ -172,11 +173,6 @@ class _Answer:
         return self.body
 
 
-def _is_page(path: str) -> bool:
-    last = path.rsplit("/", 1)[-1]
-    return last == "" or last.endswith(".html") or "." not in last
-
-
 def error_page(failure: str, path: str) -> str:
     """Self-contained (no stylesheet to load), and reloading itself until a good build."""
     return f"""<!doctype html>
@@ -228,7 +224,3 @@ def _request_line(record: logging.LogRecord) -> bool:
         quiet = request["code"] in ("500", "503")
         record.levelno, record.levelname = (logging.DEBUG, "DEBUG") if quiet else (logging.INFO, "INFO")
     return True
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
