@@ -298,13 +298,8 @@ class _Walk:
         return node_id
 
     def _tensor_node(self, tensor, name: str, *, leaf: bool) -> dict:
-        entry = {
-            "id": f"t{sum(1 for n in self.nodes if n['type'] == 'tensor')}",
-            "type": "tensor",
-            "name": name,
-            "leaf": leaf,
-            "value": tensor_text(tensor),
-        }
+        number = sum(1 for n in self.nodes if n["type"] == "tensor")
+        entry = {"id": f"t{number}", "type": "tensor", "name": name, "leaf": leaf, "value": tensor_text(tensor)}
         self.nodes.append(entry)
         self.tensors.append((entry, tensor))
         return entry
@@ -361,12 +356,8 @@ class _Walk:
             sent.append(item)
         if len(grad_outputs) > MAX_EDGES:
             self.wide = self.wide or f"{len(grad_outputs)} outputs of one node"
-        step: dict[str, Any] = {
-            "node": node_id,
-            "received": [None if g is None else tensor_text(g) for g in grad_outputs[:MAX_EDGES]],
-            "in": arrived,
-            "sent": sent,
-        }
+        received = [None if g is None else tensor_text(g) for g in grad_outputs[:MAX_EDGES]]
+        step: dict[str, Any] = {"node": node_id, "received": received, "in": arrived, "sent": sent}
         if node_id in self.leaf_of:
             entry, leaf = self.leaf_of[node_id]
             step["leaf"] = entry["id"]
@@ -382,23 +373,20 @@ class _Walk:
         self.call = None
         for entry, tensor in self.tensors:
             if entry["leaf"] or tensor.retains_grad:
-                grad = tensor.grad
-                entry["grad"] = None if grad is None else tensor_text(grad)
+                entry["grad"] = None if tensor.grad is None else tensor_text(tensor.grad)
             else:
                 entry["grad"] = None
                 entry["grad_kept"] = False  # a non-leaf that did not call retain_grad() keeps none
         for entry, node, saved in self.saved_of:
             for item, attr in zip(entry["saved"], saved, strict=True):
                 item["freed"] = _freed(node, attr)
-        edges = []
         for edge in self.edges:
             key = edge.pop("_key", None)
             if edge["kind"] == "seed":
                 edge["grad"] = self.seed
             elif key is not None:
                 edge["grad"] = self.flows.get(key)
-            edges.append(edge)
-        self.data.update(nodes=self.nodes, edges=edges, backward=self.seed is not None)
+        self.data.update(nodes=self.nodes, edges=self.edges, backward=self.seed is not None)
         if self.seed is not None:
             self.data["steps"] = self.steps
         if len(self.threads) > 1:
