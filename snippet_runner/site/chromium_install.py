@@ -1,8 +1,9 @@
-"""Install a Chromium where none is found (``make site`` and ``make test`` run this first). Playwright
-and Puppeteer fetch browsers from their vendors, not a package registry, so the distribution's
-package it is: on Debian or Ubuntu, as root or with ``sudo``, the one ``apt-get`` command (with the
-``fonts-liberation`` the browser tests were made with) is printed and run; elsewhere, one message.
-"""
+"""Install a Chromium where none is found, for the PDF and the browser tests.
+
+``make site`` and ``make test`` run this first. Playwright and Puppeteer fetch browsers from their
+vendors, not a package registry, so the distribution's package it is: on Debian or Ubuntu, as root
+or with ``sudo``, the one ``apt-get`` command (with the ``fonts-liberation`` the browser tests were
+made with) is printed and run; elsewhere, one message."""
 
 from __future__ import annotations
 
@@ -28,10 +29,10 @@ ELSEWHERE = (
 )
 
 
-def distribution(os_release: Path | None = None) -> str | None:
+def distribution() -> str | None:
     """``"debian"`` or ``"ubuntu"`` (or one derived from them, by ``ID_LIKE``), else None."""
     try:
-        text = (os_release or OS_RELEASE).read_text(encoding="utf-8")
+        text = OS_RELEASE.read_text(encoding="utf-8")
     except OSError:
         return None
     fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
@@ -39,28 +40,17 @@ def distribution(os_release: Path | None = None) -> str | None:
     return next((name for name in ("ubuntu", "debian") if name in ids), None)
 
 
-def apt_script(name: str) -> str:
-    return f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {' '.join(PACKAGES[name])}"
-
-
-def command() -> list[str] | None:
-    """The command that installs a Chromium here, or None where this cannot install one."""
+def plan() -> tuple[list[str] | None, str]:
+    """The command that installs a Chromium here (None where this cannot), and what to do by hand."""
     name = distribution()
-    if name is None or shutil.which("apt-get") is None:
-        return None
-    if os.geteuid() == 0:
-        return ["sh", "-c", apt_script(name)]
-    if shutil.which("sudo") is not None:
-        return ["sudo", "sh", "-c", apt_script(name)]
-    return None
-
-
-def advice() -> str:
-    """What to do by hand, where :func:`command` cannot install one."""
-    name = distribution()
-    if name is not None:
-        return f"as root, run: {apt_script(name)}; or point {chromium.ENV_VAR} at a Chromium or Chrome binary"
-    return ELSEWHERE
+    if name is None:
+        return None, ELSEWHERE
+    script = f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {' '.join(PACKAGES[name])}"
+    by_hand = f"as root, run: {script}; or point {chromium.ENV_VAR} at a Chromium or Chrome binary"
+    as_root = [] if os.geteuid() == 0 else ["sudo"] if shutil.which("sudo") else None
+    if shutil.which("apt-get") is None or as_root is None:
+        return None, by_hand
+    return [*as_root, "sh", "-c", script], by_hand
 
 
 def ensure() -> str | None:
@@ -69,18 +59,18 @@ def ensure() -> str | None:
     if found is not None:
         return found
     if os.environ.get(chromium.ENV_VAR, "").strip():  # the user chose one: never install another behind it
-        print(f"{chromium.missing()}", file=sys.stderr)
+        print(chromium.missing(), file=sys.stderr)
         return None
-    install = command()
+    install, by_hand = plan()
     if install is None:
-        print(f"Chromium not found, and the PDF and the browser tests need one: {advice()}", file=sys.stderr)
+        print(f"Chromium not found, and the PDF and the browser tests need one: {by_hand}", file=sys.stderr)
         return None
     print(f"Chromium not found: installing it for the PDF and the browser tests: {shlex.join(install)}", flush=True)
     done = subprocess.run(install, stdin=subprocess.DEVNULL)
     found = chromium.find()
     if done.returncode != 0 or found is None:
         print(
-            f"Installing Chromium failed (exit {done.returncode}, see apt-get's messages above): {advice()}",
+            f"Installing Chromium failed (exit {done.returncode}, see apt-get's messages above): {by_hand}",
             file=sys.stderr,
         )
         return None

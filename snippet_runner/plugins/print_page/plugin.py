@@ -9,7 +9,6 @@ code is replaced or wrapped.
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections import Counter
@@ -30,25 +29,21 @@ class PrintPagePlugin(BasePlugin):
 
     @event_priority(-100)
     def on_post_build(self, *, config, **kwargs) -> None:
-        fix_print_page(config)
-
-
-def fix_print_page(config) -> None:
-    plugin = config.plugins.get("print-site")
-    if plugin is None or not plugin.config.get("enabled", True):
-        return
-    basename = plugin.config.get("print_page_basename", "print_page")
-    site = Path(config.site_dir)
-    path = next((p for p in (site / f"{basename}.html", site / basename / "index.html") if p.is_file()), None)
-    if path is None:
-        return
-    html = path.read_text(encoding="utf-8")
-    fixed, renamed = unique_ids(html)
-    fixed = relative_base(fixed)
-    if fixed != html:
-        path.write_text(fixed, encoding="utf-8")
-    if renamed:
-        log.info(f"print page: {renamed} repeated or unlinked ids given their page's prefix")
+        plugin = config.plugins.get("print-site")
+        if plugin is None or not plugin.config.get("enabled", True):
+            return
+        basename = plugin.config.get("print_page_basename", "print_page")
+        site = Path(config.site_dir)
+        path = next((p for p in (site / f"{basename}.html", site / basename / "index.html") if p.is_file()), None)
+        if path is None:
+            return
+        html = path.read_text(encoding="utf-8")
+        fixed, renamed = unique_ids(html)
+        fixed = relative_base(fixed)
+        if fixed != html:
+            path.write_text(fixed, encoding="utf-8")
+        if renamed:
+            log.info(f"print page: {renamed} repeated or unlinked ids given their page's prefix")
 
 
 _ROOT_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base": )"/"')
@@ -63,14 +58,9 @@ def unique_ids(html: str) -> tuple[str, int]:
     """The print page with the ids described above renamed, and how many were renamed."""
     counts = Counter(m.group(2) for m in _ID.finditer(html))
     linked = {m.group(1) for m in _HREF.finditer(html)}
-    starts = list(_PAGE_SECTION.finditer(html))
-    out, done, renamed = [], 0, 0
-    for i, start in enumerate(starts):
-        key = start.group(1)
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(html)
-        out.append(html[done : start.end()])
-        body = html[start.end() : end]
-
+    parts = _PAGE_SECTION.split(html)  # before the first page, then each page's key and body
+    out, renamed = [parts[0]], 0
+    for key, body in zip(parts[1::2], parts[2::2], strict=True):
         here: set[str] = set()
 
         def rename(m: re.Match, key: str = key, here: set[str] = here) -> str:
@@ -80,15 +70,9 @@ def unique_ids(html: str) -> tuple[str, int]:
             here.add(value)
             return f"{m.group(1)}{key}-{value}{m.group(3)}"
 
-        body = _ID.sub(rename, body)
-        body = _NAME.sub(functools.partial(_prefixed_if_here, key=key, here=here), body)
+        def prefixed_if_here(m: re.Match, key: str = key, here: set[str] = here) -> str:  # a name= anchor
+            return f"{m.group(1)}{key}-{m.group(2)}{m.group(3)}" if m.group(2) in here else m.group(0)
+
+        out.append(f'<section class="print-page" id="{key}"' + _NAME.sub(prefixed_if_here, _ID.sub(rename, body)))
         renamed += len(here)
-        out.append(body)
-        done = end
-    out.append(html[done:])
     return "".join(out), renamed
-
-
-def _prefixed_if_here(m: re.Match[str], *, key: str, here: set[str]) -> str:
-    """A ``name=`` anchor of this page, given the page's prefix; another page's, as it was."""
-    return f"{m.group(1)}{key}-{m.group(2)}{m.group(3)}" if m.group(2) in here else m.group(0)
