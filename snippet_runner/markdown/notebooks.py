@@ -89,9 +89,13 @@ def _picture_output(drawer, picture, snippet, number: int):
     return nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": caption})
 
 
-def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, str] | None = None) -> str:
-    """``next_page`` is (relative url, title): notebook pages end with a "Next:" link like the others."""
-    html = _CDN_SCRIPT.sub("", html)
+def adjust_rendered_page(
+    html: str, notebook_name: str, next_page: tuple[str, str] | None = None
+) -> tuple[str, list[str]]:
+    """The page, and its ``<style>`` blocks' stylesheets, taken out. ``next_page`` is (relative url,
+    title): notebook pages end with a "Next:" link like the others."""
+    styles = [match.group(1).strip() for match in _STYLE.finditer(html)]
+    html = _CDN_SCRIPT.sub("", _STYLE.sub("", html))
     html = _SVG_IMAGE.sub(_inline_picture, html)
     html = _fold_cells(html, f"celltag_{SOLUTION_TAG}", "Show the solution")
     link = (
@@ -101,13 +105,7 @@ def adjust_rendered_page(html: str, notebook_name: str, next_page: tuple[str, st
     if next_page is not None:
         url, title = next_page
         html += f'\n<p><strong>Next:</strong> <a href="{escape(url)}">{escape(title)}</a></p>\n'
-    return link + html
-
-
-def styles_taken_out(html: str) -> tuple[str, list[str]]:
-    """The rendered notebook without its ``<style>`` blocks, and their stylesheets, in order."""
-    styles = [match.group(1).strip() for match in _STYLE.finditer(html)]
-    return _STYLE.sub("", html), styles
+    return link + html, styles
 
 
 _SVG_IMAGE = re.compile(r'<img\b[^>]*\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=]+)"[^>]*>')

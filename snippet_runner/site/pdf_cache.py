@@ -28,10 +28,14 @@ _PRINTING = ("pdf.py", "chromium.py")  # the code that prints the page
 def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
     """The PDF's key: the print page, the files it loads, Chromium, the printing code and the date."""
     site = site.resolve()
-    digest = hashlib.sha256()
     page = print_page.read_bytes()
-    digest.update(page)
-    loaded = _local_references(page, print_page.parent, site) | _files_under(site / "assets")
+    digest = hashlib.sha256(page)
+    loaded = {p.resolve() for p in (site / "assets").rglob("*") if p.is_file()}
+    for match in _REFERENCE.finditer(page):
+        url = match.group(1).decode("utf-8", "replace")
+        path = (print_page.parent / unquote(url)).resolve()
+        if not (urlsplit(url).scheme or url.startswith("//")) and path.is_file() and path.is_relative_to(site):
+            loaded.add(path)
     hash_files(digest, sorted(loaded), site)
     digest.update(chromium.version(chromium_binary).encode())
     here = Path(__file__).parent
@@ -51,26 +55,9 @@ def reuse_pdf(cache_dir: Path, key: str, target: Path) -> bool:
     return True
 
 
-def keep_pdf(cache_dir: Path, key: str, printed: Path) -> Path:
+def keep_pdf(cache_dir: Path, key: str, printed: Path) -> None:
     """Store a freshly printed PDF under ``key`` (atomically), keeping the newest few."""
     stored = cache_dir / f"{key}.pdf"
     write_atomic(stored, printed.read_bytes())
     for old in sorted(cache_dir.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
         old.unlink(missing_ok=True)
-    return stored
-
-
-def _local_references(page: bytes, folder: Path, site: Path) -> set[Path]:
-    found = set()
-    for match in _REFERENCE.finditer(page):
-        url = match.group(1).decode("utf-8", "replace")
-        if urlsplit(url).scheme or url.startswith("//"):
-            continue
-        path = (folder / unquote(url)).resolve()
-        if path.is_file() and path.is_relative_to(site.resolve()):
-            found.add(path)
-    return found
-
-
-def _files_under(folder: Path) -> set[Path]:
-    return {p.resolve() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else set()

@@ -93,18 +93,17 @@ def report(
     if not records:
         out += ["No other version has been checked yet.", ""]
         return "\n".join(out)
+    others = list(RESULTS)[1:]  # after "identical"
     out += [
         "## Other versions, at a glance",
         "",
-        "| PyTorch | Identical | "
-        + " | ".join(RESULTS[k].capitalize() for k in list(RESULTS)[1:])
-        + " | Not current |",
-        "| --- | --- | " + " | ".join("---" for _ in list(RESULTS)[1:]) + " | --- |",
+        "| PyTorch | Identical | " + " | ".join(RESULTS[k].capitalize() for k in others) + " | Not current |",
+        "| --- | --- | " + " | ".join("---" for _ in others) + " | --- |",
     ]
     for record in records:
         counts = _counts(record)
         cells = [f"[{record.torch}](#{_anchor(record.torch)})", f"{counts['identical']} of {total}"]
-        cells += [str(counts[k]) for k in list(RESULTS)[1:]]
+        cells += [str(counts[k]) for k in others]
         cells.append(str(len(record.stale) + len(record.unchecked)))
         out.append("| " + " | ".join(cells) + " |")
     out += [
@@ -133,8 +132,9 @@ def _version_section(
     ]
     not_current = sorted(record.stale) + record.unchecked
     if not_current:
+        results = "1 result is" if len(not_current) == 1 else f"{len(not_current)} results are"
         out += [
-            f'!!! warning "Stale: {_results(len(not_current))} not current"',
+            f'!!! warning "Stale: {results} not current"',
             "",
             f"    These examples changed (code or approved output) after torch {record.torch} was checked, or are"
             f" new since. Run `make drift TORCH={record.torch}` to check them again.",
@@ -183,10 +183,6 @@ def _counts(record: Record) -> dict[str, int]:
 def _anchor(version: str, rel: str | None = None) -> str:
     text = f"torch-{version}" + (f"-{rel[:-3]}" if rel else "")
     return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
-
-
-def _results(n: int) -> str:
-    return "1 result is" if n == 1 else f"{n} results are"
 
 
 def _public(version: str) -> str:

@@ -14,7 +14,7 @@ from mkdocs.structure.files import File
 from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
-from snippet_runner.markdown.notebooks import adjust_rendered_page, styles_taken_out, to_notebook
+from snippet_runner.markdown.notebooks import adjust_rendered_page, to_notebook
 from snippet_runner.pictures import draw
 from snippet_runner.project import Project
 
@@ -50,6 +50,6 @@ def adjust_page(html: str, page, styles: dict[str, None]) -> str:
     """mkdocs-jupyter's HTML without its stylesheets (into ``styles``), with a link to the next page."""
     following = page.next_page
     link = (following.file.url_relative_to(page.file), following.title) if following else None
-    html, taken = styles_taken_out(html)
+    html, taken = adjust_rendered_page(html, Path(page.file.src_uri).name, next_page=link)
     styles.update(dict.fromkeys(taken))
-    return adjust_rendered_page(html, Path(page.file.src_uri).name, next_page=link)
+    return html
