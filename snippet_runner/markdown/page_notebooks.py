@@ -32,7 +32,6 @@ class PageNotebook:
     page: str  # the page's source, relative to the docs folder: chain-rule.md
     name: str  # the notebook's file name: chain-rule.ipynb
     text: str  # its JSON
-    examples: tuple[str, ...]  # the snippets it holds, relative to the snippets folder
 
 
 def notebook_name(page: str) -> str:
@@ -82,19 +81,15 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
             f" `pytest --nbval-lax {notebook_name(page)}`."
         )
     ]
-    examples = []
+    count = 0  # code cells are numbered as a run from the top numbers them, so nbval compares them
     for number, line in outside_fences(markdown):
         heading = HEADING.match(line)
         if heading and len(heading["level"]) > 1:
             cells.append(_markdown(f"{heading['level']} {heading['text']}"))
         elif number in includes:
-            snippet = spec.load(snippets_dir, includes[number])
-            cells.append(_code(snippet))
-            examples.append(snippet.rel)
+            count += 1
+            cells.append(_code(spec.load(snippets_dir, includes[number]), count))
     content_ids(cells, page)
-    code = [cell for cell in cells if cell["cell_type"] == "code"]
-    for count, cell in enumerate(code, start=1):  # as a run from the top numbers them, so nbval compares them
-        cell["execution_count"] = count
     notebook = {
         "cells": cells,
         "metadata": {
@@ -104,48 +99,35 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
         "nbformat": 4,
         "nbformat_minor": 5,
     }
-    return PageNotebook(
-        page, notebook_name(page), json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", tuple(examples)
-    )
+    return PageNotebook(page, notebook_name(page), json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
 
 def _markdown(text: str) -> dict:
     return {"cell_type": "markdown", "id": "", "metadata": {}, "source": _lines(text)}
 
 
-def _code(snippet: spec.Snippet) -> dict:
+def _code(snippet: spec.Snippet, count: int) -> dict:
     _, code = shown_code(snippet.source)
-    if not snippet.expected_output_path.is_file():  # only `make serve` gets this far: nbval skips it
-        return _code_cell(code, [], ["nbval-skip", "not-yet-approved"])
-    approved = snippet.expected_output_path.read_text(encoding="utf-8")
-    printed, error = approved, None
-    if snippet.raises is not None and TRACEBACK in approved:
-        printed, _, trace = approved.partition(TRACEBACK)
-        last = trace.rstrip("\n").splitlines()[-1] if trace.strip() else snippet.raises.type_name
-        ename, _, evalue = last.partition(": ")
-        error = {"output_type": "error", "ename": ename.rsplit(".", 1)[-1], "evalue": evalue, "traceback": []}
-    outputs = [{"output_type": "stream", "name": "stdout", "text": _lines(printed)}] if printed else []
-    if error is not None:
-        outputs.append(error)
-    tags = ["nbval-check-output"]
-    if snippet.raises is not None:
-        tags.append("raises-exception")
-    if Path(snippet.rel).name in printed:
-        tags = ["nbval-ignore-output", *tags[1:]]
-    if "__file__" in code:
-        tags.append("nbval-skip")
-    return _code_cell(code, outputs, tags)
-
-
-def _code_cell(code: str, outputs: list[dict], tags: list[str]) -> dict:
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "",
-        "metadata": {"tags": tags},
-        "outputs": outputs,
-        "source": _lines(code.rstrip("\n")),
-    }
+    outputs: list[dict] = []
+    tags = ["nbval-skip", "not-yet-approved"]  # no approved output: only `make serve` gets this far
+    if snippet.expected_output_path.is_file():
+        printed = snippet.expected_output_path.read_text(encoding="utf-8")
+        if snippet.raises is not None and TRACEBACK in printed:
+            printed, _, trace = printed.partition(TRACEBACK)
+            last = trace.rstrip("\n").splitlines()[-1] if trace.strip() else snippet.raises.type_name
+            ename, _, evalue = last.partition(": ")
+            outputs.append(
+                {"output_type": "error", "ename": ename.rsplit(".", 1)[-1], "evalue": evalue, "traceback": []}
+            )
+        if printed:
+            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": _lines(printed)})
+        tags = ["nbval-ignore-output" if Path(snippet.rel).name in printed else "nbval-check-output"]
+        if snippet.raises is not None:
+            tags.append("raises-exception")
+        if "__file__" in code:
+            tags.append("nbval-skip")
+    cell = {"cell_type": "code", "execution_count": count, "id": "", "metadata": {"tags": tags}, "outputs": outputs}
+    return {**cell, "source": _lines(code.rstrip("\n"))}
 
 
 def _lines(text: str) -> list[str]:

@@ -89,8 +89,6 @@ class Drawer:
             STATS.seconds += time.perf_counter() - started
             if path is not None:
                 write_atomic(path, svg)
-        except SnippetError:
-            raise
         except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
             raise SnippetError(
                 snippet.loc(picture.line),
@@ -289,18 +287,14 @@ def _curves_svg(data: CurvesData) -> str:
 # -- making an SVG fit for the page ------------------------------------------------------------
 
 _HEAD = re.compile(r"^.*?(?=<svg\b)", re.S)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_INNER_TITLE = re.compile(r"<title>.*?</title>\s*", re.S)
-_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
+_DROPPED = re.compile(r"<!--.*?-->|<title>.*?</title>\s*|<metadata>.*?</metadata>\s*", re.S)  # ours come later
 _ID = re.compile(r'\bid="([^"]+)"')
 _REF = re.compile(r'(url\(#|xlink:href="#|href="#)([^)"]+)')
 
 
 def _finish(svg: str, prefix: str, caption: str, description: str) -> str:
     svg = _HEAD.sub("", svg, count=1)
-    svg = _COMMENT.sub("", svg)
-    svg = _INNER_TITLE.sub("", svg)
-    svg = _METADATA.sub("", svg)
+    svg = _DROPPED.sub("", svg)
     svg = _ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
     svg = _REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
     svg = _themed(svg)

@@ -199,7 +199,8 @@ class _Walk:
         stop = namespace.get(options.get("stop_at", ""))
         if "stop_at" in options and stop is None:
             raise ValueError(f"'# snippet: graph {self.root_name} stop_at={options['stop_at']}' names no variable")
-        self.stop_nodes = {stop.grad_fn: stop} if getattr(stop, "grad_fn", None) is not None else {}
+        stop_node = getattr(stop, "grad_fn", None)
+        self.stop_nodes = {stop_node: stop} if stop_node is not None else {}
         self.data: dict[str, Any] = {"kind": "graph", "root": self.root_name, "title": options.get("title")}
         self.error: str | None = None
         self.call: Any = None  # the torch.autograd.backward frame whose return ends the pass
