@@ -125,7 +125,7 @@ def _inline_picture(match: re.Match) -> str:
 def _fold_cells(html: str, css_class: str, summary: str) -> str:
     """Wrap each run of adjacent cells carrying ``css_class`` in one ``<details>`` block. nbconvert tags a
     Markdown cell's text, not the cell, so the cell is found by counting nesting (no HTML parser is installed)."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     stack: list[tuple[int, bool]] = []  # each open <div>: its start, and whether it is a notebook cell
     target: tuple[int, int] | None = None  # the cell being folded: its start and its depth
     for match in _DIV.finditer(html):
@@ -133,7 +133,10 @@ def _fold_cells(html: str, css_class: str, summary: str) -> str:
             if stack:
                 stack.pop()
             if target is not None and len(stack) == target[1]:
-                spans.append((target[0], match.end()))
+                if spans and not html[spans[-1][1] : target[0]].strip():  # adjacent cells fold together
+                    spans[-1] = (spans[-1][0], match.end())
+                else:
+                    spans.append((target[0], match.end()))
                 target = None
             continue
         tag = match.group(0)
@@ -141,13 +144,7 @@ def _fold_cells(html: str, css_class: str, summary: str) -> str:
         if target is None and re.search(rf'class="[^"]*\b{css_class}\b', tag):
             depth = next((d for d, (_, is_cell) in enumerate(stack) if is_cell), len(stack) - 1)
             target = (stack[depth][0], depth)
-    merged: list[list[int]] = []
-    for begin, end in spans:
-        if merged and not html[merged[-1][1] : begin].strip():
-            merged[-1][1] = end
-        else:
-            merged.append([begin, end])
-    for begin, end in reversed(merged):
+    for begin, end in reversed(spans):
         html = (
             f'{html[:begin]}<details class="solution"><summary>{summary}</summary>\n'
             f"{html[begin:end]}\n</details>{html[end:]}"

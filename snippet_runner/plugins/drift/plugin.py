@@ -28,9 +28,6 @@ from snippet_runner.project import Project
 MARKER = "<!-- drift-report -->"
 
 
-# -- what the pages show -------------------------------------------------------------------------
-
-
 def snippets_by_page(project: Project) -> dict[str, list[str]]:
     """``{"chain-rule.md": ["chain_rule/by_hand.py", ...], "exercises/x.ipynb": [...]}`` (docs-relative)."""
     docs = project.shown_path(project.docs_dir) + "/"
@@ -196,9 +193,6 @@ def _and(items: list[str]) -> str:
 @functools.cache  # once per process: the installed metadata does not change during a build
 def _torch_version() -> str:
     return installed_version("torch") or "unknown"
-
-
-# -- the MkDocs plugin ---------------------------------------------------------------------------
 
 
 class DriftPageConfig(Config):

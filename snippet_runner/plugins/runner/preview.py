@@ -35,11 +35,9 @@ class Preview:
     def __init__(self) -> None:
         self.failure: str | None = None  # why the last build failed, as the terminal printed it
         self.raised = False  # whether that build raised (then the site on disk is the one before)
-        self._held: _Held | None = None
+        self._held = _Held()  # the warnings of the build under way, for a failed build's error page
         self.snippets_failing = False  # whether this build's snippets failed (it went on regardless)
         self._previous_sigterm: Callable | int | None = None
-
-    # -- the session -----------------------------------------------------------------------
 
     def start(self) -> None:
         """``on_startup`` under ``mkdocs serve``: SIGTERM stops it the way Ctrl-C does."""
@@ -49,6 +47,7 @@ class Preview:
             _terminal.addHandler(handler)
             _terminal.propagate = False
         logging.getLogger("mkdocs.livereload").addFilter(_request_line)
+        logging.getLogger("mkdocs").addHandler(self._held)
         if threading.current_thread() is threading.main_thread() and self._previous_sigterm is None:
             self._previous_sigterm = signal.signal(signal.SIGTERM, signal.default_int_handler)
 
@@ -58,15 +57,11 @@ class Preview:
             signal.signal(signal.SIGTERM, self._previous_sigterm)
             self._previous_sigterm = None
         logging.getLogger("mkdocs.livereload").removeFilter(_request_line)
-        self._release()
-
-    # -- each build ------------------------------------------------------------------------
+        logging.getLogger("mkdocs").removeHandler(self._held)
 
     def begin_build(self) -> None:
-        """``on_config``: hold the build's warnings, which a failed build's error page lists."""
-        self._release()
-        self._held = _Held()
-        logging.getLogger("mkdocs").addHandler(self._held)
+        """``on_config``: a new build, with no warnings yet."""
+        self._held.messages.clear()
         self.snippets_failing = False
 
     def snippets_failed(self, error: SnippetError) -> None:
@@ -89,20 +84,11 @@ class Preview:
 
     def build_failed(self, error: BaseException) -> None:
         """``on_build_error``: the build raised; its pages keep this error until one succeeds."""
-        warnings = self._held.messages if self._held is not None else []
-        self._release()
         if isinstance(error, KeyboardInterrupt):
             return
-        self.failure = "\n".join([*warnings, str(error) or type(error).__name__])
+        self.failure = "\n".join([*self._held.messages, str(error) or type(error).__name__])
         self.raised = True
         log.info(_SERVED)
-
-    def _release(self) -> None:
-        if self._held is not None:
-            logging.getLogger("mkdocs").removeHandler(self._held)
-            self._held = None
-
-    # -- the server ------------------------------------------------------------------------
 
     def serve(self, server) -> None:
         """``on_serve``: while the last build failed, answer every page with the error page at once, and
