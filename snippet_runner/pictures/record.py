@@ -488,8 +488,7 @@ def _curves(options: dict, namespace: dict) -> dict:
         if name not in namespace:
             raise ValueError(f"'# snippet: curves {shown}' names no variable of the snippet")
         try:
-            values = namespace[name]
-            ys = [_value(v if column is None else v[column]) for v in values]
+            ys = [_value(v if column is None else v[column]) for v in namespace[name]]
         except (TypeError, ValueError, IndexError, KeyError) as error:
             raise TypeError(
                 f"'# snippet: curves {shown}': {name} must be a list of numbers"
@@ -498,7 +497,6 @@ def _curves(options: dict, namespace: dict) -> dict:
         if not ys:
             raise ValueError(f"'# snippet: curves {shown}': {name} is empty, so there is nothing to plot")
         out.append({"label": label, "y": ys})
-    length = max(len(item["y"]) for item in out)
     if "x" in options:
         if options["x"] not in namespace:
             raise ValueError(f"'# snippet: curves ... x={options['x']}' names no variable of the snippet")
@@ -507,7 +505,7 @@ def _curves(options: dict, namespace: dict) -> dict:
         except TypeError as error:
             raise TypeError(f"'# snippet: curves ... x={options['x']}' must name a list of numbers: {error}") from None
     else:
-        xs = list(range(1, length + 1))
+        xs = list(range(1, max(len(item["y"]) for item in out) + 1))
     for item in out:
         if len(item["y"]) > len(xs):
             raise ValueError(f"'# snippet: curves': {item['label']!r} has {len(item['y'])} values but x has {len(xs)}")
@@ -530,7 +528,4 @@ def _value(v) -> float | None:
         v = v.item()
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise TypeError(f"{v!r} is a {type(v).__name__}")
-    v = float(v)
-    if not math.isfinite(v):
-        return None
-    return float(f"{v:.6g}")
+    return float(f"{v:.6g}") if math.isfinite(v) else None

@@ -57,7 +57,8 @@ def build(
     epoch: int | None = None,
     swapped: Callable[[], None] | None = None,
 ) -> int:
-    """Build into a staging folder and only if all of it succeeds swap it in (then call ``swapped``)."""
+    """Build into a staging folder and only if all of it succeeds swap it in (then call ``swapped``);
+    with ``epoch`` (:func:`source_date_epoch`), reproducibly."""
     site_dir = site_dir.resolve()
     _interrupted.clear()
     # Ctrl-C, and `kill` like it; noted too, as a library's `except BaseException` may swallow it
@@ -70,8 +71,6 @@ def build(
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)  # mkdtemp makes it private (0700); site/ is for reading by anyone
-        if epoch is None:
-            epoch = source_date_epoch(config.resolve().parent)
         if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
         code = _mkdocs_build(config, staging)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from html import escape
 from pathlib import Path
 
@@ -168,13 +168,8 @@ def _version_section(
     return out
 
 
-def _counts(record: Record) -> dict[str, int]:
-    counts = {name: 0 for name in RESULTS}
-    for rel in record.data["snippets"]:
-        result = record.result(rel)
-        if result is not None:
-            counts[result] += 1
-    return counts
+def _counts(record: Record) -> Counter[str | None]:
+    return Counter(record.result(rel) for rel in record.data["snippets"])  # None: not current
 
 
 def _anchor(version: str, rel: str | None = None) -> str:
