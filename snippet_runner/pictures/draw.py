@@ -122,9 +122,6 @@ def _key(data: PictureData, prefix: str) -> str:
     return digest.hexdigest()
 
 
-# -- words -------------------------------------------------------------------------------------
-
-
 def describe(data: PictureData) -> tuple[str, str]:
     """(caption, longer description) in words, for the ``<figcaption>``, ``<title>`` and ``<desc>``."""
     if data["kind"] == "graph":
@@ -171,9 +168,6 @@ def _describe_curves(data: CurvesData) -> tuple[str, str]:
     scale = " on a log scale" if data.get("log") else ""
     description = f"Line chart of {data['ylabel']}{scale} against {data['xlabel']}. " + "; ".join(parts) + "."
     return caption, description
-
-
-# -- graphs ------------------------------------------------------------------------------------
 
 
 def _graph_object(data: GraphData) -> dict:
@@ -228,9 +222,6 @@ def _labelled(attrs: dict) -> dict:
     return attrs
 
 
-# -- curves ------------------------------------------------------------------------------------
-
-
 def _curves_svg(data: CurvesData) -> str:
     import matplotlib
     from matplotlib.figure import Figure
@@ -283,8 +274,6 @@ def _curves_svg(data: CurvesData) -> str:
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     return buffer.getvalue()
 
-
-# -- making an SVG fit for the page ------------------------------------------------------------
 
 _HEAD = re.compile(r"^.*?(?=<svg\b)", re.S)
 _DROPPED = re.compile(r"<!--.*?-->|<title>.*?</title>\s*|<metadata>.*?</metadata>\s*", re.S)  # ours come later

@@ -142,9 +142,6 @@ def _no_graph(name: str) -> str:
     )
 
 
-# -- numbers -----------------------------------------------------------------------------------
-
-
 def number(value: float) -> str:
     """A value as the picture shows it: 4 significant digits (``inf``, ``nan`` as words), no ``-0``."""
     text = f"{float(value):.4g}"
@@ -165,9 +162,6 @@ def _nested(values) -> str:
     if isinstance(values, list):
         return "[" + ", ".join(_nested(v) for v in values) + "]"
     return number(values)
-
-
-# -- the graph ---------------------------------------------------------------------------------
 
 
 def _names(namespace: dict) -> tuple[dict[int, str], list]:
@@ -253,8 +247,6 @@ class _Walk:
                 " intermediate tensor t, or show a smaller model"
             )
 
-    # -- walking ------------------------------------------------------------------------------
-
     def _visit(self, node) -> str:
         if node in self.ids:
             return self.ids[node]
@@ -304,8 +296,6 @@ class _Walk:
         self.nodes.append(entry)
         self.tensors.append((entry, tensor))
         return entry
-
-    # -- the backward pass --------------------------------------------------------------------
 
     def _on_root(self, grad_outputs):
         import torch
@@ -474,9 +464,6 @@ def _freed(node, attr: str) -> bool:
     except RuntimeError:
         return True
     return False
-
-
-# -- curves ------------------------------------------------------------------------------------
 
 
 def _curves(options: dict, namespace: dict) -> dict:

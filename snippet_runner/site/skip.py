@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from snippet_runner.files import write_atomic
+from snippet_runner.files import hash_files, write_atomic
 from snippet_runner.pictures import vizjs
 from snippet_runner.site import chromium
 
@@ -29,13 +29,8 @@ STAGING, RETIRED = ".staging-", ".retired-"  # build.py's folders beside the sit
 def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
     """The key of everything a build of ``project`` into ``site_dir`` reads."""
     digest = hashlib.blake2b(digest_size=20)
-    for path in project_files(project, site_dir):
-        digest.update(path.relative_to(project).as_posix().encode() + b"\0")
-        with open(path, "rb") as source:
-            digest.update(hashlib.file_digest(source, "blake2b").digest())
-    digest.update(sys.version.encode())
-    for name in distributions():
-        digest.update(name.encode() + b"\0")
+    hash_files(digest, project_files(project, site_dir), project)
+    digest.update("\0".join([sys.version, *distributions()]).encode())
     browser = chromium.find()
     digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
     digest.update(f"{vizjs.version()}\0".encode())
