@@ -50,7 +50,8 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
         if cell.cell_type != "code":
             continue
         count += 1
-        cell.source = hidden_settings_removed(cell.source)
+        shown = [line for line in cell.source.splitlines() if not SETTING.match(line.strip())]  # no `# snippet:`
+        cell.source = "\n".join(shown).strip("\n")
         cell.execution_count = count
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=as_text(output))] if output else []
         cell.outputs += pictures.get(index, [])
@@ -59,12 +60,6 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["language_info"] = {"name": "python"}
     return nbformat.writes(notebook) + "\n"
-
-
-def hidden_settings_removed(source: str) -> str:
-    """A cell's code as the reader gets it: without the build's ``# snippet:`` lines."""
-    lines = [line for line in source.splitlines() if not SETTING.match(line.strip())]
-    return "\n".join(lines).strip("\n")
 
 
 def content_ids(cells, name: str) -> None:

@@ -286,25 +286,13 @@ def _finish(svg: str, prefix: str, caption: str, description: str) -> str:
     svg = _DROPPED.sub("", svg)
     svg = _ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
     svg = _REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
-    svg = _themed(svg)
-    svg = re.sub(r"\n\s*\n", "\n", svg).strip()
-    accessible = f'<svg role="img" aria-labelledby="{prefix}-title {prefix}-desc" class="snippet-picture-svg"'
-    svg = svg.replace("<svg", accessible, 1)
-    head_end = svg.index(">") + 1
-    svg = (
-        svg[:head_end]
-        + f'<title id="{prefix}-title">{escape(caption)}</title><desc id="{prefix}-desc">{escape(description)}</desc>'
-        + svg[head_end:]
-    )
-    return svg.replace("\n\n", "\n")
-
-
-def _themed(svg: str) -> str:
-    """Placeholder colours become the page's colours: ``currentColor`` and CSS variables."""
-    for placeholder, value in THEME.items():
-        if value.startswith("var("):
-            # SVG presentation attributes do not take var(); a style property does
+    for placeholder, value in THEME.items():  # the page's colours: currentColor and CSS variables
+        if value.startswith("var("):  # which SVG presentation attributes do not take; a style property does
             for attr in ("fill", "stroke"):
                 svg = svg.replace(f'{attr}="{placeholder}"', f'style="{attr}: {value}"')
         svg = svg.replace(placeholder, value)
-    return svg
+    svg = re.sub(r"\n\s*\n", "\n", svg).strip()
+    accessible = f'<svg role="img" aria-labelledby="{prefix}-title {prefix}-desc" class="snippet-picture-svg"'
+    svg = svg.replace("<svg", accessible, 1)
+    words = f'<title id="{prefix}-title">{escape(caption)}</title><desc id="{prefix}-desc">{escape(description)}</desc>'
+    return svg.replace(">", ">" + words, 1).replace("\n\n", "\n")  # first in the <svg> element

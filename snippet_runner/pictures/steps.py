@@ -16,15 +16,14 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
     steps = data.get("steps") or []
     if not steps:
         return []
-    nodes = {node["id"]: node for node in data["nodes"]}
     edges = data["edges"]
-    label = _labels(data)
+    label = {node["id"]: node["name"] for node in data["nodes"]}  # an AccumulateGrad by the leaf it fills:
+    label |= {e["from"]: f"AccumulateGrad (for {label[e['to']]})" for e in edges if e["kind"] == "accumulate"}
     out: list[tuple[str, list[str], list[str], list[str]]] = []
     seed = next((i for i, e in enumerate(edges) if e["kind"] == "seed"), None)
     if seed is not None:
         edge = edges[seed]
-        root = nodes[edge["from"]]
-        name, grad = root["name"], edge["grad"]
+        name, grad = label[edge["from"]], edge["grad"]
         # a scalar's backward() starts from d name / d name = 1; any other start was passed to it
         start = f"d{name}/d{name} = 1" if grad == "1" else f"{grad}, the gradient it was given"
         sentence = f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}."
@@ -53,15 +52,6 @@ def html(data: GraphData, prefix: str) -> str:
         f'<p class="snippet-steps-heading" id="{prefix}-steps">The backward pass of this run, step by step:</p>'
         f'<ol class="snippet-steps-list" aria-labelledby="{prefix}-steps">{"".join(items)}</ol></div>'
     )
-
-
-def _labels(data: GraphData) -> dict[str, str]:
-    """A name for each node in a sentence (an ``AccumulateGrad`` is named by the leaf it fills)."""
-    names = {node["id"]: node["name"] for node in data["nodes"]}
-    for edge in data["edges"]:
-        if edge["kind"] == "accumulate":
-            names[edge["from"]] = f"AccumulateGrad (for {names[edge['to']]})"
-    return names
 
 
 def _ids(items) -> list[str]:
