@@ -124,9 +124,7 @@ def _key(data: PictureData, prefix: str) -> str:
 
 def describe(data: PictureData) -> tuple[str, str]:
     """(caption, longer description) in words, for the ``<figcaption>``, ``<title>`` and ``<desc>``."""
-    if data["kind"] == "graph":
-        return _describe_graph(data)
-    return _describe_curves(data)
+    return _describe_graph(data) if data["kind"] == "graph" else _describe_curves(data)
 
 
 def _describe_graph(data: GraphData) -> tuple[str, str]:

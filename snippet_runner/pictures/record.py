@@ -206,14 +206,12 @@ class _Walk:
         self.saved_of: list[tuple[dict, Any, list[str]]] = []
         self.leaf_of: dict[str, tuple[dict, Any]] = {}  # AccumulateGrad's id -> its leaf (node, tensor)
         self.seed: str | None = None
-        self.active = False
         self.finished = False
-        # the steps: one per node, in the order autograd's engine ran them (see _on_node)
-        self.steps: list[dict] = []
+        self.steps: list[dict] = []  # one per node, in the order autograd's engine ran them (_on_node)
         self.incoming: dict[str, list[int]] = {}  # node id -> the edges (indices) that bring it a gradient
         self.outgoing: dict[str, list[tuple[int, int]]] = {}  # node id -> (edge index, input index)
         self.factors: dict[str, dict[int, str]] = {}  # node id -> input index -> its local derivative, in words
-        self.thread: int | None = None  # the thread the backward pass started in
+        self.thread: int | None = None  # the thread the backward pass started in; None: not yet
         self.wide: str | None = None  # why a step would be too large to show, if it would
         self.threads: set[int] = set()
         self._start()  # its prehook on the root's node sees the backward pass begin
@@ -300,9 +298,8 @@ class _Walk:
     def _on_root(self, grad_outputs):
         import torch
 
-        if self.finished or self.active:
+        if self.finished or self.thread is not None:
             return None
-        self.active = True
         self.thread = threading.get_ident()
         self.seed = tensor_text(grad_outputs[0]) if grad_outputs and grad_outputs[0] is not None else None
         frame = inspect.currentframe()
@@ -313,7 +310,7 @@ class _Walk:
 
     def _before_node(self, node, node_id: str):
         """Read, before the node runs (and frees them), what it saved: its local derivatives."""
-        if self.active:
+        if self.thread is not None and not self.finished:
             self.threads.add(threading.get_ident())
             if self.thread == threading.get_ident():
                 self.factors[node_id] = _factors(node, self._input_name)
@@ -321,7 +318,7 @@ class _Walk:
 
     def _on_node(self, node_id, grad_inputs, grad_outputs):
         """The node has run: its hook's call is its step, so the steps' order is the engine's."""
-        if not self.active:
+        if self.thread is None or self.finished:
             return None
         self.threads.add(threading.get_ident())
         if threading.get_ident() != self.thread:
@@ -360,7 +357,6 @@ class _Walk:
         if self.finished:
             return
         self.finished = True
-        self.active = False
         self.call = None
         for entry, tensor in self.tensors:
             if entry["leaf"] or tensor.retains_grad:
