@@ -31,9 +31,7 @@ class Include:
     line: int  # 1-based, in the page
     indent: str
     rel: str
-    # "Predict, then run": the output is folded under this question, so the reader sees the
-    # code, commits to an answer, and only then opens what the run printed.
-    question: str | None = None
+    question: str | None = None  # "Predict, then run": the output folds under it, for after an answer
 
 
 def outside_fences(markdown: str) -> Iterator[tuple[int, str]]:

@@ -48,11 +48,7 @@ def find() -> str | None:
     wanted = os.environ.get(ENV_VAR, "").strip()
     if wanted:
         return shutil.which(wanted) or (wanted if Path(wanted).is_file() and os.access(wanted, os.X_OK) else None)
-    for name in CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+    return next(filter(None, map(shutil.which, CANDIDATES)), None)
 
 
 @functools.cache  # once per process: `make site` asks for it twice (skip.py, pdf_cache.py)

@@ -36,8 +36,7 @@ def write(engine: Engine, rel: str, file, failed: bool) -> None:
         if not path.exists():
             write_atomic(path, json.dumps(_EMPTY))
         return
-    cache = engine.cache
-    drawer = draw.Drawer(cache.folder / "pictures" if cache is not None else None)
+    drawer = draw.Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
     try:
         text = to_notebook(engine.run(rel), drawer)
     except SnippetError as error:
