@@ -13,6 +13,7 @@ from html import escape
 
 from snippet_runner.checking.engine import Outcome
 from snippet_runner.errors import SnippetError, as_text
+from snippet_runner.pictures.draw import Drawer, describe, picture_prefix
 from snippet_runner.running.snippet import SETTING
 
 _CDN_SCRIPT = re.compile(
@@ -25,9 +26,13 @@ _DIV = re.compile(r"<div\b[^>]*>|</div>")
 _STYLE = re.compile(r"\s*<style\b[^>]*>(.*?)</style>", re.S)
 STYLESHEET = "assets/stylesheets/notebooks.css"  # under the site; the styles of every notebook page
 SOLUTION_TAG = "solution"
+KERNEL = {  # the metadata of every notebook the site offers
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
 
 
-def to_notebook(outcome: Outcome, drawer=None) -> str:
+def to_notebook(outcome: Outcome, drawer: Drawer | None = None) -> str:
     """The notebook JSON for a run of a percent script: each code cell with its output and pictures."""
     import jupytext  # imported here, not at the top: a build that writes no notebook never pays for it
     import nbformat
@@ -40,10 +45,13 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
             f"jupytext sees {len(notebook.cells)} cells but the engine ran {len(snippet.cells)};"
             " start the file with a '# %%' marker and do not put code before it",
         )
+    drawer = drawer or Drawer(None)
     pictures: dict[int, list] = {}
     for number, picture in enumerate(outcome.pictures, start=1):
         index = max(i for i, c in enumerate(snippet.cells) if c.first_line <= picture.line)
-        pictures.setdefault(index, []).append(_picture_output(drawer, picture, snippet, number))
+        svg = drawer.svg(picture, snippet, picture_prefix(snippet.rel, number))
+        data = {"image/svg+xml": svg, "text/plain": describe(picture.data)[0]}
+        pictures.setdefault(index, []).append(nbformat.v4.new_output("display_data", data=data))
     count = 0
     outputs = [*outcome.outputs, *[""] * len(notebook.cells)]
     for index, (cell, output) in enumerate(zip(notebook.cells, outputs, strict=False)):
@@ -57,8 +65,7 @@ def to_notebook(outcome: Outcome, drawer=None) -> str:
         cell.outputs += pictures.get(index, [])
     content_ids(notebook.cells, snippet.rel)
     notebook.metadata.pop("jupytext", None)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.metadata["language_info"] = {"name": "python"}
+    notebook.metadata.update(KERNEL)
     return nbformat.writes(notebook) + "\n"
 
 
@@ -71,17 +78,6 @@ def content_ids(cells, name: str) -> None:
         digest = hashlib.sha256(f"{name}\0{cell['cell_type']}\0{source}".encode()).hexdigest()[:8]
         seen[digest] = seen.get(digest, 0) + 1
         cell["id"] = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
-
-
-def _picture_output(drawer, picture, snippet, number: int):
-    import nbformat
-
-    from snippet_runner.pictures.draw import Drawer, describe, picture_prefix
-
-    drawer = drawer or Drawer(None)
-    caption, _ = describe(picture.data)
-    svg = drawer.svg(picture, snippet, picture_prefix(snippet.rel, number))
-    return nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": caption})
 
 
 def adjust_rendered_page(

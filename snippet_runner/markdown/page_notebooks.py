@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snippet_runner.machine import installed_version
-from snippet_runner.markdown.notebooks import content_ids
+from snippet_runner.markdown.notebooks import KERNEL, content_ids
 from snippet_runner.markdown.run_lines import find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
 
@@ -90,15 +90,7 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
             count += 1
             cells.append(_code(spec.load(snippets_dir, includes[number]), count))
     content_ids(cells, page)
-    notebook = {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    notebook = {"cells": cells, "metadata": KERNEL, "nbformat": 4, "nbformat_minor": 5}
     return PageNotebook(page, notebook_name(page), json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
 

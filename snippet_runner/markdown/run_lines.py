@@ -103,12 +103,7 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else "")
 
 
-def render(
-    outcome: Outcome,
-    drawer: Drawer | None = None,
-    raw_html: Callable[[str], str] | None = None,
-    question: str | None = None,
-) -> list[str]:
+def render(outcome: Outcome, drawer: Drawer, raw_html: Callable[[str], str] | None, question: str | None) -> list[str]:
     """The code, then what the run printed and drew (folded under ``question``, if any)."""
     snippet = outcome.snippet
     first, code = shown_code(snippet.source)
@@ -128,7 +123,6 @@ def render(
                 # the reader's terminal shows PyTorch's frames too, so the page says so.
                 title += "; traceback shows this file's frames only"
         shown += [""] + fenced(as_text(outcome.output), f'{{ .text .snippet-output title="{title}" }}')
-    drawer = drawer or Drawer(None)
     for number, picture in enumerate(outcome.pictures, start=1):
         html = drawer.figure(picture, snippet, number)
         shown += ["", raw_html(html) if raw_html else html]

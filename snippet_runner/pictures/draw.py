@@ -234,8 +234,7 @@ def _curves_svg(data: CurvesData) -> str:
         "legend.frameon": False,
         "path.simplify": False,
     }
-    markers = ("o", "s", "^", "D")
-    dashes = ("-", "--", ":", "-.")
+    markers, dashes = ("o", "s", "^", "D"), ("-", "--", ":", "-.")
     with matplotlib.rc_context(style):
         # small enough that its text stays legible when scaled down to a phone's width
         figure = Figure(figsize=(5.2, 3.1), layout="constrained")

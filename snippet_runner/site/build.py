@@ -181,33 +181,27 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     return 0
 
 
-def _keep_unchanged(staging: Path, site_dir: Path) -> None:
-    """Hard-link each unchanged old file into the new tree, so it keeps its inode and modification time."""
-    if not site_dir.is_dir():
-        return
-    for new in staging.rglob("*"):
-        old = site_dir / new.relative_to(staging)
-        try:
-            if new.is_symlink() or not new.is_file() or old.is_symlink() or not old.is_file():
-                continue
-            if not filecmp.cmp(old, new, shallow=False):  # which compares the sizes first
-                continue
-        except OSError:  # gone meanwhile
-            continue
-        link = new.with_name(new.name + ".keep")
-        try:
-            os.link(old, link)
-            os.replace(link, new)
-        except OSError:
-            link.unlink(missing_ok=True)
-
-
 def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None = None) -> None:
     """Replace ``site_dir`` by ``staging``, then call ``swapped``. Two builds finishing at once
-    take turns (a lock beside the site), so neither sees the other's swap half-way through."""
+    take turns (a lock beside the site), so neither sees the other's swap half-way through. Each
+    unchanged old file is hard-linked into the new tree, so it keeps its inode and modification time."""
     with open(site_dir.with_name(f".{site_dir.name}.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        _keep_unchanged(staging, site_dir)
+        for new in staging.rglob("*") if site_dir.is_dir() else ():
+            old = site_dir / new.relative_to(staging)
+            try:
+                if new.is_symlink() or old.is_symlink() or not (new.is_file() and old.is_file()):
+                    continue
+                if not filecmp.cmp(old, new, shallow=False):  # which compares the sizes first
+                    continue
+            except OSError:  # gone meanwhile
+                continue
+            link = new.with_name(new.name + ".keep")
+            try:
+                os.link(old, link)
+                os.replace(link, new)
+            except OSError:
+                link.unlink(missing_ok=True)
         retired = None
         if site_dir.exists():
             retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
