@@ -70,8 +70,7 @@ class _RunPreprocessor(Preprocessor):
             raise _BuildError(str(error)) from None
 
     def _page_name(self, project: Project) -> str:
-        named = self.extension.getConfig("page")
-        if named:
+        if named := self.extension.getConfig("page"):
             return named
         # MkDocs (and its forks) register their link-rewriting treeprocessor with the page's File.
         relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None  # noqa: SIM401 - a Registry, no .get()

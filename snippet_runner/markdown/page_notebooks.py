@@ -43,8 +43,8 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
     notebooks = []
     for path in project.pages():
         src = path.relative_to(project.docs_dir).as_posix()
-        text = path.read_text(encoding="utf-8")
-        markdown = FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
+        # without its front matter, but not its lines: an error names the page's own line
+        markdown = FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), path.read_text(encoding="utf-8"), count=1)
         url = "../" + src.removesuffix(".md") + ("/" if directory_urls else ".html")
         built = build(markdown, f"{project.shown_path(project.docs_dir)}/{src}", src, url, project.snippets_dir)
         if built is not None:
@@ -140,10 +140,9 @@ def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path,
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name in sorted(entries):
             info = zipfile.ZipInfo(f"autograd-part2-examples/{name}", date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             info.create_system = 3  # Unix, whatever machine builds it
-            bundle.writestr(info, entries[name], compresslevel=9)
+            bundle.writestr(info, entries[name], compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
     return buffer.getvalue()
 
 

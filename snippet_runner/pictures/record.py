@@ -86,9 +86,7 @@ class Watch:
         """(namespace, value) of ``name`` in the innermost of the snippet's frames that has it, else its globals."""
         while frame is not None:
             if frame.f_code.co_filename == self.path and name in frame.f_locals:
-                namespace = dict(frame.f_globals)
-                namespace.update(frame.f_locals)
-                return namespace, frame.f_locals[name]
+                return {**frame.f_globals, **frame.f_locals}, frame.f_locals[name]
             frame = frame.f_back
         if name in self.namespace:
             return self.namespace, self.namespace[name]
@@ -159,9 +157,7 @@ def tensor_text(tensor) -> str:
 
 
 def _nested(values) -> str:
-    if isinstance(values, list):
-        return "[" + ", ".join(_nested(v) for v in values) + "]"
-    return number(values)
+    return "[" + ", ".join(map(_nested, values)) + "]" if isinstance(values, list) else number(values)
 
 
 def _names(namespace: dict) -> tuple[dict[int, str], list]:
@@ -366,7 +362,7 @@ class _Walk:
                 entry["grad_kept"] = False  # a non-leaf that did not call retain_grad() keeps none
         for entry, node, saved in self.saved_of:
             for item, attr in zip(entry["saved"], saved, strict=True):
-                item["freed"] = _freed(node, attr)
+                item["freed"] = not _is_tensor(node, attr)  # reading a freed one raises
         for edge in self.edges:
             key = edge.pop("_key", None)
             if edge["kind"] == "seed":
@@ -452,14 +448,6 @@ def _is_tensor(node, attr: str) -> bool:
         return isinstance(getattr(node, attr), torch.Tensor)
     except RuntimeError:
         return False
-
-
-def _freed(node, attr: str) -> bool:
-    try:
-        getattr(node, attr)
-    except RuntimeError:
-        return True
-    return False
 
 
 def _curves(options: dict, namespace: dict) -> dict:

@@ -20,10 +20,13 @@ def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], sni
     first_runs = {r.rel: r for r in reversed(records)}  # a snippet a page shows twice is listed once
     rows = sorted(first_runs.values(), key=lambda r: (-r.seconds, r.rel))
     ran = [r for r in rows if not r.cached]
+    pages = {
+        rel: ", ".join(dict.fromkeys(escape(place.split(":")[0]) for place in places)) for rel, places in shown.items()
+    }
     body = "\n".join(
         "<tr>"
         f'<th scope="row"><code>{escape(snippets_name)}/{escape(r.rel)}</code></th>'
-        f"<td>{_pages(shown.get(r.rel, []))}</td>"
+        f"<td>{pages.get(r.rel) or '(none)'}</td>"
         f"<td>{'cache' if r.cached else 'ran'}</td>"
         f'<td class="n">{r.seconds * 1000:.1f}</td>'
         f'<td class="n">{r.peak_rss_growth_kb / 1024:.1f}</td>'
@@ -69,8 +72,3 @@ Slowest first.</p>
     if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
         write_atomic(path, page)
     return path
-
-
-def _pages(places: list[str]) -> str:
-    pages = [escape(place.split(":")[0]) for place in places]
-    return ", ".join(dict.fromkeys(pages)) or "(none)"

@@ -58,12 +58,8 @@ def page_status(records: list[Record], rels: list[str]) -> dict[str, list[str]]:
 def page_line(printed_by: str, status: dict[str, list[str]], report_url: str | None) -> str:
     """The quiet line under a page's content (HTML)."""
     parts = [f"Outputs on this page printed by PyTorch {_public(printed_by)}"]
-    if status.get("identical"):
-        parts.append(f"identical under {_and(status['identical'])}")
-    if status.get("differs"):
-        parts.append(f"some differ under {_and(status['differs'])}")
-    if status.get("not current"):
-        parts.append(f"not checked again yet under {_and(status['not current'])}")
+    said = {"identical": "identical", "differs": "some differ", "not current": "not checked again yet"}
+    parts += [f"{words} under {_and(status[key])}" for key, words in said.items() if status.get(key)]
     text = escape("; ".join(parts) + ".")
     if report_url:
         text += f' <a href="{escape(report_url)}">Which PyTorch?</a>'

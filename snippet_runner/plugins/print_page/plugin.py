@@ -38,8 +38,7 @@ class PrintPagePlugin(BasePlugin):
         if path is None:
             return
         html = path.read_text(encoding="utf-8")
-        fixed, renamed = unique_ids(html)
-        fixed = relative_base(fixed)
+        fixed, renamed = unique_ids(relative_base(html))
         if fixed != html:
             path.write_text(fixed, encoding="utf-8")
         if renamed:

@@ -30,8 +30,7 @@ class PageRuns:
 
     def build_info(self, config) -> None:
         """``config.extra.build_info``: what the ``build_info`` snippet printed in this build."""
-        rel = self.project.build_info
-        if rel:
+        if rel := self.project.build_info:
             try:
                 config.extra["build_info"] = self.engine.run(rel).output.strip()
             except SnippetError as error:

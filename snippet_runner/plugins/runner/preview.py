@@ -148,9 +148,7 @@ class _Answer:
             try:
                 self.body.extend(result)
             finally:
-                close = getattr(result, "close", None)
-                if close is not None:
-                    close()
+                getattr(result, "close", lambda: None)()  # as WSGI asks of whoever reads an answer
         finally:
             self.done.set()
 
