@@ -18,58 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from devtools.scratch import ScratchProject
-
 from .audit import MATERIAL_SCHEME, axe_source, new_context
 from .pages import open_page, wait_until_rendered
 from .pdf_text import read, squash
+from .player import approved, expected, figure_id
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN_RULE = ("chain-rule.html", "chain_rule/autograd_check")
 FAN_OUT = ("computational-graph.html", "computational_graph/fan_out")
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-
-
-def figure_id(rel: str) -> str:
-    return "pic-" + re.sub(r"[^A-Za-z0-9]+", "-", rel).strip("-") + "-1"
-
-
-def approved(rel: str, snippets: Path = ROOT / "snippets") -> dict:
-    (data,) = [d for d in json.loads((snippets / f"{rel}.pictures.json").read_text(encoding="utf-8"))]
-    return data
-
-
-def expected(data: dict) -> list[dict]:
-    """What each of the player's steps must light up (ids without the picture's prefix) and the
-    numbers its sentence must hold, read from the approved data."""
-    nodes = {n["id"]: n for n in data["nodes"]}
-    edges = data["edges"]
-    (seed,) = [i for i, e in enumerate(edges) if e["kind"] == "seed"]
-    out = [{"node": [edges[seed]["from"]], "in": [], "out": [f"e{seed}"], "words": [edges[seed]["grad"]]}]
-    for step in data["steps"]:
-        sent = [item for item in step["sent"] if item["grad"] is not None]
-        numbers = [g for g in step["received"] if g is not None] + [a["grad"] for a in step["in"]]
-        numbers += [item["grad"] for item in sent] + [item["factor"] for item in sent if "factor" in item]
-        numbers += [step["grad_after"]] if step.get("grad_after") else []
-        out.append(
-            {
-                "node": [step["node"]],
-                "in": [f"e{a['edge']}" for a in step["in"]],
-                "out": [f"e{item['edge']}" for item in sent],
-                "words": [nodes[step["node"]]["name"], *numbers],
-            }
-        )
-    leaves = [n for n in data["nodes"] if n["type"] == "tensor" and n.get("grad") is not None]
-    into = [f"e{i}" for i, e in enumerate(edges) if e["kind"] == "accumulate"]
-    out.append(
-        {
-            "node": [n["id"] for n in leaves],
-            "in": into,
-            "out": [],
-            "words": [f"{n['name']}.grad = {n['grad']}" for n in leaves],
-        }
-    )
-    return out
 
 
 LIT = """(figure) => {
@@ -361,57 +318,3 @@ def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site
         assert shown and all(s == [True, "decimal", "none", True] for s in shown), shown
     finally:
         context.close()
-
-
-# -- a changed input, accepted, changes the steps' numbers -----------------------------------------
-
-SCRATCH_CONFIG = """
-site_name: scratch
-theme:
-  name: material
-  font: false
-strict: true
-extra_css: [assets/backward-steps.css]
-extra_javascript: [assets/backward-steps.js]
-plugins:
-  - snippet-runner:
-      preload: []
-"""
-
-
-def test_a_changed_input_changes_the_steps_after_accept(browser, tmp_path):
-    """The chain rule's snippet in a project of its own, x = 2.0 then 3.0: after each accept the
-    player's sentences hold the numbers of the new approved data, and those differ."""
-    _, rel = CHAIN_RULE
-    project = ScratchProject(tmp_path / "project")
-    project.write("mkdocs.yml", SCRATCH_CONFIG)
-    project.write("docs/index.md", f"# Chain rule\n\n{{{{ run {rel}.py }}}}\n")
-    for asset in ("backward-steps.js", "backward-steps.css"):
-        project.write(f"docs/assets/{asset}", (ROOT / "docs" / "assets" / asset).read_text(encoding="utf-8"))
-    source = (ROOT / "snippets" / f"{rel}.py").read_text(encoding="utf-8")
-    assert "torch.tensor(2.0, requires_grad=True)" in source
-    texts = {}
-    for value in ("2.0", "3.0"):
-        project.write(f"snippets/{rel}.py", source.replace("torch.tensor(2.0,", f"torch.tensor({value},"))
-        code, log = project.accept(f"{rel}.py")
-        assert code == 0, log
-        code, log = project.mkdocs_build()
-        assert code == 0, log
-        data = approved(rel, project.root / "snippets")
-        want = expected(data)
-        context = new_context(browser, "light", "desktop", (project.root / "site").as_uri() + "/")
-        try:
-            page = context.new_page()
-            page.goto((project.root / "site" / "index.html").as_uri())
-            page.wait_for_selector(f"#{figure_id(rel)} .snippet-player")
-            figure = page.locator(f"#{figure_id(rel)}")
-            seen = []
-            for number in range(1, len(want) + 1):
-                figure.get_by_role("button", name="Next").click()
-                seen.append(state(figure))
-                check_step(seen[-1], want[number - 1], number, len(want))
-            texts[value] = [s["text"] for s in seen]
-        finally:
-            context.close()
-    assert texts["2.0"] != texts["3.0"]
-    assert texts["2.0"][-1] != texts["3.0"][-1]  # the leaf's .grad moved with x

@@ -5,6 +5,7 @@ file:line, and leave the previous site/ untouched.
 """
 
 import pytest
+from browser.player import approved, expected, figure_id, listed_steps
 from throwaway import GRAPH_SNIPPET
 
 from devtools.scratch import MINIMAL_CONFIG, serving
@@ -164,7 +165,8 @@ def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
 
 def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch):
     """The picture on the built page is drawn from the run: change x, and the page's graph (its
-    SVG text and its caption) shows the new gradient, once approved; a warm build draws nothing."""
+    SVG text and its caption) and the steps listed under it, which the player steps through, show
+    the new gradient, once approved; a warm build draws nothing."""
     scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
     code, log = scratch.accept()
@@ -175,6 +177,7 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     page = (scratch.root / "site" / "index.html").read_text()
     figure = page[page.index('<figure class="snippet-picture') : page.index("</figure>")]
     assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
+    before = steps_as_approved(scratch, page)
     code, log = scratch.build(force=True)  # the picture comes from the drawing cache: nothing is drawn
     assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn" in log
 
@@ -189,6 +192,23 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     assert code == 0, log
     page = (scratch.root / "site" / "index.html").read_text()
     assert ">leaf · .grad = 78</text>" in page and "x.grad = 78" in page and ".grad = 60" not in page
+    after = steps_as_approved(scratch, page)
+    assert before != after and before[-1] != after[-1]  # the leaf's .grad moved with x
+
+
+def steps_as_approved(scratch, page: str) -> list[str]:
+    """The steps the page lists under the graph light up what the approved data says, and their
+    sentences hold its numbers (the player shows each item's text as the step's sentence); returns
+    the sentences."""
+    want = expected(approved("page/graph", scratch.root / "snippets"))
+    listed = listed_steps(page, figure_id("page/graph"))
+    assert len(listed) == len(want) >= 3, listed
+    for number, (seen, step) in enumerate(zip(listed, want, strict=True), 1):
+        assert {k: sorted(seen[k]) for k in ("node", "in", "out")} == {
+            k: sorted(step[k]) for k in ("node", "in", "out")
+        }, number
+        assert [w for w in step["words"] if w not in seen["text"]] == [], (number, seen["text"])
+    return [seen["text"] for seen in listed]
 
 
 def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
