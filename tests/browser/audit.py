@@ -167,7 +167,7 @@ def _collect(page, whole: bool) -> dict:
 # of a batch then make theirs side by side (a width change alone is a 100 ms wait, below).
 
 
-def _to_width(page, width: str) -> Callable[[], None]:
+def to_width(page, width: str) -> Callable[[], None]:
     page.set_viewport_size(WIDTHS[width])
     # until scrollable.js has looked again at what scrolls at this width: it does so 100 ms after the
     # last resize event, by which time Material's own handlers (run on the event) are done too
@@ -175,7 +175,7 @@ def _to_width(page, width: str) -> Callable[[], None]:
     return lambda: page.wait_for_function(checked)
 
 
-def _to_palette(page, palette: str) -> Callable[[], None]:
+def to_palette(page, palette: str) -> Callable[[], None]:
     """What a reader does: the palette toggle in the header, as a click. The system preference is
     then made the same, so that nothing styled by ``prefers-color-scheme`` stays as it was."""
     page.locator("form[data-md-component=palette] label:not([hidden])").click()
@@ -188,8 +188,8 @@ def _to_palette(page, palette: str) -> Callable[[], None]:
 
 
 def _to_light_phone(page) -> Callable[[], None]:
-    _to_palette(page, "light")()
-    return _to_width(page, "phone")
+    to_palette(page, "light")()
+    return to_width(page, "phone")
 
 
 @dataclass(frozen=True)
@@ -209,15 +209,15 @@ class Step:
 # One load serves all the steps; what a step takes out stays out for the steps after it.
 STEPS = [
     Step("light", "desktop", None, "every rule"),
-    Step("light", "phone", lambda page: _to_width(page, "phone"), "markup"),
-    Step("dark", "phone", lambda page: _to_palette(page, "dark"), "colour"),
-    Step("dark", "desktop", lambda page: _to_width(page, "desktop"), "colour", take_out="content"),
+    Step("light", "phone", lambda page: to_width(page, "phone"), "markup"),
+    Step("dark", "phone", lambda page: to_palette(page, "dark"), "colour"),
+    Step("dark", "desktop", lambda page: to_width(page, "desktop"), "colour", take_out="content"),
     Step("light", "phone", _to_light_phone, "colour"),
 ]
 PRINT_STEPS = [
     Step("light", "desktop", None, "markup"),
     Step("light", "desktop", None, "colour", take_out="sections"),
-    Step("dark", "desktop", lambda page: _to_palette(page, "dark"), "colour"),
+    Step("dark", "desktop", lambda page: to_palette(page, "dark"), "colour"),
 ]
 
 
