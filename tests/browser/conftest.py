@@ -17,7 +17,7 @@ import pytest
 
 from snippet_runner.site import chromium
 
-from .pages import recording_context
+from .pages import recording_context, wait_until_rendered
 
 
 @pytest.fixture(scope="session")
@@ -68,3 +68,16 @@ def context(browser, site_root):
     ctx = recording_context(browser, site_root)
     yield ctx
     ctx.close()
+
+
+@pytest.fixture(scope="session")
+def printed_page(browser, built_site):
+    """The print page in Chromium as it is printed: paper width, print media. Loaded once per worker
+    for the tests that read it (test_pdf.py, test_backward_steps.py): it holds every page's math and
+    diagrams, the heaviest page of the site to render. The tests only read it."""
+    page = browser.new_page(viewport={"width": 690, "height": 1000})  # A4 less pdf.py's margins, at 96 dpi
+    page.goto((built_site / "print_page.html").as_uri())
+    wait_until_rendered(page)
+    page.emulate_media(media="print")
+    yield page
+    page.close()

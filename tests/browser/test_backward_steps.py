@@ -305,9 +305,10 @@ def test_without_javascript_the_picture_stays_as_drawn(browser, built_site):
 # -- on paper -------------------------------------------------------------------------------------
 
 
-def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site, browser):
+def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site, printed_page):
     """The print page keeps the picture and, under it, the steps (shown by print media, the player
-    hidden); the PDF's text holds every step's sentence, in order, the fan-out's sum among them."""
+    hidden, on the paper's width); the PDF's text holds every step's sentence, in order, the
+    fan-out's sum among them."""
     html = (built_site / "print_page.html").read_text(encoding="utf-8")
     figures = re.findall(
         r'<figure class="snippet-picture snippet-picture-graph"[^>]*>.*?</figure><div class="snippet-steps".*?</ol>',
@@ -329,20 +330,12 @@ def test_the_pdf_prints_each_graphs_steps_as_a_numbered_list_under_it(built_site
     data = approved(FAN_OUT[1])
     (adding,) = [step for step in data["steps"] if len(step["in"]) > 1]
     assert f"{' + '.join(a['grad'] for a in adding['in'])} = {adding['received'][0]}" in text
-    context = new_context(browser, "light", "desktop", built_site.as_uri() + "/")
-    try:
-        page = context.new_page()
-        page.goto(f"{built_site.as_uri()}/print_page.html")
-        wait_until_rendered(page)
-        page.emulate_media(media="print")
-        shown = page.evaluate(
-            """() => Array.from(document.querySelectorAll("figure.snippet-picture-graph")).map(f => [
-                getComputedStyle(f.nextElementSibling).display !== "none"
-                  && f.nextElementSibling.querySelector("ol.snippet-steps-list").offsetHeight > 0,
-                getComputedStyle(f.nextElementSibling.querySelector("ol.snippet-steps-list")).listStyleType,
-                f.querySelector(".snippet-player") ? getComputedStyle(f.querySelector(".snippet-player")).display : "none",
-                !!f.querySelector("svg.snippet-picture-svg")])"""
-        )
-        assert shown and all(s == [True, "decimal", "none", True] for s in shown), shown
-    finally:
-        context.close()
+    shown = printed_page.evaluate(
+        """() => Array.from(document.querySelectorAll("figure.snippet-picture-graph")).map(f => [
+            getComputedStyle(f.nextElementSibling).display !== "none"
+              && f.nextElementSibling.querySelector("ol.snippet-steps-list").offsetHeight > 0,
+            getComputedStyle(f.nextElementSibling.querySelector("ol.snippet-steps-list")).listStyleType,
+            f.querySelector(".snippet-player") ? getComputedStyle(f.querySelector(".snippet-player")).display : "none",
+            !!f.querySelector("svg.snippet-picture-svg")])"""
+    )
+    assert len(shown) == len(figures) and all(s == [True, "decimal", "none", True] for s in shown), shown

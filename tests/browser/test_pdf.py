@@ -18,7 +18,6 @@ from pypdf import PdfReader
 from pypdf.generic import IndirectObject
 from real_chapter import SNIPPETS, approved_last_line, approved_output
 
-from .pages import wait_until_rendered
 from .pdf_text import PdfText, read, squash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,17 +184,6 @@ def test_text_is_set_in_dejavu_and_math_in_katex(pdf):
         "KaTeX_Size4",
         "KaTeX_AMS",
     }, families
-
-
-@pytest.fixture(scope="module")
-def printed_page(browser, built_site):
-    """The print page in Chromium as it is printed: paper width, print media (loaded once: 1.7 MB)."""
-    page = browser.new_page(viewport={"width": 690, "height": 1000})  # A4 less pdf.py's margins, at 96 dpi
-    page.goto((built_site / "print_page.html").as_uri())
-    wait_until_rendered(page)
-    page.emulate_media(media="print")
-    yield page
-    page.close()
 
 
 def test_the_pdf_is_printed_in_the_sites_own_dejavu_faces(printed_page):
