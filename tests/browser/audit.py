@@ -23,6 +23,10 @@ than it. So each check runs where its answer can differ, and no more often:
   around it (header, tabs, navigation, table of contents, footer) is laid out differently at each
   width, so it is audited at the other two combinations too, with the content taken out of the
   document first, which is what makes those two runs cheap.
+* **The chrome** (header, search dialog, navigation, footer) is one template, the same on every
+  page of a kind but for the page's own entry in it (see CHROME): it is audited as above on one
+  page of each kind (CHROME_PAGES, the 404 page, the print page), and left out of axe's context on
+  the others, where the page's content, its tables of contents and its title are audited as above.
 * **The print page** holds the content of every page, audited on its own page already, plus a
   cover and a printed table of contents of its own (its stylesheet, ``print.css``, applies to print
   media only, so on screen every section has its page's colours). Its markup is audited whole, for
@@ -48,7 +52,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +88,25 @@ RULES = {
     "colour": {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": COLOUR_RULES}},
 }
 
+# The chrome: what Material's templates (header.html with the search dialog, nav.html, footer.html)
+# draw the same on every page of a kind, from the same nav and the same mkdocs.yml. It differs from
+# page to page only in the page's own entry (marked active, its section expanded, its table of
+# contents nested under it), the header's page title, the footer's previous/next links and the
+# relative form of the links: test_accessibility.py asserts exactly that, on every page. So the
+# chrome is audited whole (every palette, every width) on one page of each kind, CHROME_PAGES (the
+# 404 and print pages are kinds of one page), and on every other page axe's context leaves it out
+# but for what is the page's own (OWN); the page's content and its tables of contents are audited in
+# full there as everywhere. (Colour rules cost by the element checked, and the navigation holds
+# every page's link: most of a short page's elements are chrome.)
+CHROME_PAGES = {"index.html": "Markdown", "exercises/exercise_2_chain_rule.html": "notebook"}
+CHROME = [".md-header", ".md-sidebar--primary", ".md-footer-meta", ".md-dialog"]
+OWN = [".md-header__title", ".md-sidebar--primary .md-nav--secondary"]  # inside CHROME, yet the page's own
+# axe's context per scope: an include nested in an exclude is included (axe's own precedence rule).
+SCOPES: dict[str | None, dict | None] = {
+    None: None,
+    "page": {"include": [["html"], *([sel] for sel in OWN)], "exclude": [[sel] for sel in CHROME]},
+}
+
 # Takes out of the document what was audited elsewhere, before a step that audits the rest: a
 # page's content (its frame stays), or the print page's sections (its cover and contents stay).
 _TAKE_OUT = {
@@ -95,8 +118,8 @@ _TAKE_OUT = {
 # Starts axe on the page; the result (reduced to what a failure message needs) is collected later.
 # From a timer: axe works in promise callbacks, and those started by this call itself would all run
 # before Playwright's evaluate returned, so the pages of a batch would be audited one after another.
-_START = """options => {
-  window.__audit = new Promise(resolve => setTimeout(resolve, 0)).then(() => axe.run(document, options)).then(result => result.violations.map(v => ({
+_START = """([context, options]) => {
+  window.__audit = new Promise(resolve => setTimeout(resolve, 0)).then(() => axe.run(context || document, options)).then(result => result.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => ({target: n.target.join(" "), summary: (n.failureSummary || "").split("\\n").slice(1, 2).join("").trim()})),
   })))
@@ -196,13 +219,14 @@ def _to_light_phone(page) -> Callable[[], None]:
 class Step:
     """One audit of a page: in ``palette`` at ``width``, reached from the step before by ``get_there``
     (which returns what waits for the page to get there), axe running ``RULES[rules]`` on the whole
-    page, or on what is left once ``take_out`` is gone."""
+    page, or on what is left once ``take_out`` is gone; within axe's context ``SCOPES[scope]``."""
 
     palette: str
     width: str
     get_there: Callable | None
     rules: str
     take_out: str | None = None
+    scope: str | None = None
 
 
 # What each page goes through, in order, after its load at the desktop width in the light palette.
@@ -214,6 +238,10 @@ STEPS = [
     Step("dark", "desktop", lambda page: to_width(page, "desktop"), "colour", take_out="content"),
     Step("light", "phone", _to_light_phone, "colour"),
 ]
+# Any other page of a kind: its own part of the page, in the palettes and widths STEPS audits it in
+# (the last of STEPS looks at the frame alone, at a pair the content's checks never visit: all of
+# that is chrome, audited on the kind's CHROME_PAGES page).
+OWN_STEPS = [dataclasses.replace(step, scope="page") for step in STEPS[:4]]
 PRINT_STEPS = [
     Step("light", "desktop", None, "markup"),
     Step("light", "desktop", None, "colour", take_out="sections"),
@@ -229,13 +257,19 @@ def _thorough(steps: list[Step]) -> list[Step]:
     for step in steps:
         if (step.palette, step.width) not in seen:
             seen.add((step.palette, step.width))
-            out.append(dataclasses.replace(step, rules="every rule", take_out=None))
+            out.append(dataclasses.replace(step, rules="every rule", take_out=None, scope=None))
     return out
 
 
-def steps_of(path: str, thorough: bool = False) -> list[Step]:
-    """The steps a page is audited in: the print page is audited at the desktop width only."""
-    steps = PRINT_STEPS if path == PRINT_PAGE else STEPS
+def steps_of(path: str, thorough: bool = False, chrome_pages: Collection[str] = CHROME_PAGES) -> list[Step]:
+    """The steps a page is audited in: the print page is audited at the desktop width only, the
+    404 page and ``chrome_pages`` whole, any other page without the chrome (see CHROME)."""
+    if path == PRINT_PAGE:
+        steps = PRINT_STEPS
+    elif path == "404.html" or path in chrome_pages:
+        steps = STEPS
+    else:
+        steps = OWN_STEPS
     return _thorough(steps) if thorough else steps
 
 
@@ -281,6 +315,7 @@ def audit_pages(
     screenshots: bool = False,
     thorough: bool = False,
     cache: AuditCache | None = None,
+    chrome_pages: Collection[str] = CHROME_PAGES,
 ) -> dict[tuple[str, str, str], dict]:
     """{(palette, width, path): {"violations": [...], "missing": [...], "scheme": ..., "diagrams": n,
     "foreign": [every request the page made to another host, over the whole audit]}}.
@@ -292,10 +327,12 @@ def audit_pages(
     SCREENSHOTS are saved at each palette and width, whole (the file in "screenshot"). ``thorough``:
     every rule at every step, nothing taken out (``python -m tests.browser.audit``). With ``cache``
     (audit_cache.py), a page whose inputs are all unchanged since an earlier audit on this machine
-    takes that audit's results (and screenshots) instead of being audited again.
+    takes that audit's results (and screenshots) instead of being audited again. ``chrome_pages``:
+    the pages audited with their chrome (see CHROME), besides the 404 and print pages.
     """
     from .pages import wait_until_rendered
 
+    assert cache is None or chrome_pages is CHROME_PAGES, "the cache knows CHROME_PAGES (in audit.py's code) only"
     results: dict[tuple[str, str, str], dict] = {}
     paths = [path for path in paths if not (cache and _from_cache(cache, path, results))]
     for i in range(0, len(paths), AT_ONCE):
@@ -315,7 +352,10 @@ def audit_pages(
                 # half-faded title (seen once: #ededed on #fafafa in the phone drawer mid-transition).
                 page.add_style_tag(content=_NO_MOTION)
                 page.add_script_tag(content=axe)
-            plans = [(path, page, steps_of(path, thorough), {"whole": True, "shots": {}}) for path, page in batch]
+            plans = [
+                (path, page, steps_of(path, thorough, chrome_pages), {"whole": True, "shots": {}})
+                for path, page in batch
+            ]
             for n in range(max(len(plan) for _, _, plan, _ in plans)):
                 now = [(path, page, plan[n], state) for path, page, plan, state in plans if n < len(plan)]
                 arrivals = [step.get_there(page) for _, page, step, _ in now if step.get_there is not None]
@@ -328,7 +368,7 @@ def audit_pages(
                     if step.take_out:
                         page.evaluate(_TAKE_OUT[step.take_out])
                         state["whole"] = False
-                    page.evaluate(_START, RULES[step.rules])
+                    page.evaluate(_START, [SCOPES[step.scope], RULES[step.rules]])
                 for path, page, step, state in now:
                     key = (step.palette, step.width, path)
                     found = _collect(page, state["whole"])

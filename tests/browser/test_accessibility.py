@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
 from snippet_runner.site import chromium
 
 from .audit import (
+    CHROME,
+    CHROME_PAGES,
     MATERIAL_SCHEME,
+    OWN,
     PRINT_PAGE,
     SCHEMES,
     SCREENSHOTS,
@@ -200,52 +205,129 @@ def page_rows(html: str) -> int:
 
 
 # Text that fails the contrast check in one palette and width only, each where one step of the
-# audit plan alone should see it (audit.py's STEPS): the content in each palette, and the frame (the
-# header) at the width and palette the content's own checks never visit.
+# audit plan alone should see it (audit.py's STEPS): the content in each palette, the frame (the
+# header) at the width and palette the content's own checks never visit, and the page's own parts
+# of the frame (its table of contents, its title in the header). {probe: (palette, width)}
 PROBES = {
     "probe-light-content": ("light", "desktop"),
     "probe-dark-content": ("dark", "phone"),
     "probe-phone-frame": ("light", "phone"),
     "probe-wide-dark-frame": ("dark", "desktop"),
+    "probe-dark-toc": ("dark", "desktop"),
+    "probe-light-title": ("light", "desktop"),
 }
+CHROME_PROBES = {"probe-phone-frame", "probe-wide-dark-frame"}  # in the chrome (audit.py's CHROME)
 PROBE_STYLE = """<style>
   .probe-light-content { color: #c8c8c8 }
   .probe-dark-content { color: #3a3a3a }
-  .probe-phone-frame, .probe-wide-dark-frame { color: inherit }
+  .probe-phone-frame, .probe-wide-dark-frame, .probe-light-title { color: inherit }
+  [data-md-color-scheme=slate] .md-nav__link.probe-dark-toc { color: #3a3a3a }
   @media (max-width: 44.984375em) { [data-md-color-scheme=default] .probe-phone-frame { color: color-mix(in srgb, var(--md-primary-fg-color) 75%, white) } }
   @media (min-width: 45em) { [data-md-color-scheme=slate] .probe-wide-dark-frame { color: color-mix(in srgb, var(--md-primary-fg-color) 75%, white) } }
+  @media (min-width: 45em) { [data-md-color-scheme=default] .probe-light-title { color: color-mix(in srgb, var(--md-primary-fg-color) 75%, white) } }
 </style>"""
 
 
-def test_each_step_of_the_audit_sees_the_contrast_failure_it_alone_is_there_for(browser, built_site, axe, tmp_path):
-    """The audit checks colours where they can differ, not everywhere (audit.py): so a probe page
-    (the home page, beside links to the built site's files, which stays as built) carries text that
-    fails in one palette at one width only, in the content and in the header, and each failure must
-    be found exactly where its step looks."""
-    for entry in built_site.iterdir():
-        (tmp_path / entry.name).symlink_to(entry)
-    html = (built_site / "index.html").read_text(encoding="utf-8").replace("</head>", PROBE_STYLE + "</head>", 1)
+def probe_page(html: str) -> str:
+    """The home page with every probe in place."""
+    html = html.replace("</head>", PROBE_STYLE + "</head>", 1)
     content = '<p class="probe-light-content">light</p><p class="probe-dark-content">dark</p>'
     html = html.replace(
         '<article class="md-content__inner md-typeset">', '<article class="md-content__inner md-typeset">' + content, 1
     )
     frame = '<span class="probe-phone-frame">phone</span><span class="probe-wide-dark-frame">wide</span>'
     html = html.replace('<div class="md-header__title"', frame + '<div class="md-header__title"', 1)
-    assert html.count("probe-") >= 8
-    (tmp_path / "probe.html").write_text(html, encoding="utf-8")
-    results = audit_pages(browser, tmp_path.as_uri() + "/", ["probe.html"], axe)
+    title = '<div class="md-header__ellipsis">'
+    html = html.replace(title, title + '<span class="probe-light-title">title</span>', 1)
+    toc = 'data-md-component="toc" data-md-scrollfix>'  # the last: the sidebar's (the first is in the navigation)
+    before, after = html.rsplit(toc, 1)
+    html = (
+        before + toc + '<li class="md-nav__item"><a href="#" class="md-nav__link probe-dark-toc">toc</a></li>' + after
+    )
+    assert html.count("probe-") >= len(PROBES) * 2
+    return html
+
+
+def test_each_step_of_the_audit_sees_the_contrast_failure_it_alone_is_there_for(browser, built_site, axe, tmp_path):
+    """The audit checks colours where they can differ, not everywhere (audit.py): so a probe page
+    (the home page, beside links to the built site's files, which stays as built) carries text that
+    fails in one palette at one width only, in the content, in the header and in the page's own
+    parts of the frame, and each failure must be found exactly where its step looks. The same page
+    again, as any other page of its kind (the chrome left to the first, audit.py's CHROME): the
+    page's own failures are found as on the first, the chrome's on the first only. That is the
+    control for leaving the chrome out: a contrast failure in the chrome is caught, on the page of
+    the kind that is audited whole (and every page's chrome is that page's:
+    test_every_page_of_a_kind_has_the_same_chrome)."""
+    for entry in built_site.iterdir():
+        (tmp_path / entry.name).symlink_to(entry)
+    html = probe_page((built_site / "index.html").read_text(encoding="utf-8"))
+    for name in ("probe.html", "probe-other.html"):
+        (tmp_path / name).write_text(html, encoding="utf-8")
+    pages = ["probe.html", "probe-other.html"]
+    results = audit_pages(browser, tmp_path.as_uri() + "/", pages, axe, chrome_pages={"probe.html"})
     seen = {
-        probe: sorted(
+        (page, probe): sorted(
             key[:2]
             for key, r in results.items()
+            if key[2] == page
             for v in r["violations"]
             if v["id"] == "color-contrast"
             for n in v["nodes"]
             if probe in n["target"]
         )
+        for page in pages
         for probe in PROBES
     }
-    assert seen == {probe: [where] for probe, where in PROBES.items()}
+    assert seen == {
+        (page, probe): [] if page != "probe.html" and probe in CHROME_PROBES else [where]
+        for page in pages
+        for probe, where in PROBES.items()
+    }
+
+
+def test_every_page_of_a_kind_has_the_same_chrome(built_site):
+    """What lets the audit leave the chrome out of all but one page of a kind (audit.py's CHROME):
+    on every page, the chrome, less the page's own parts (OWN, its active entry, its expanded section),
+    with every link resolved, is the chrome of the kind's CHROME_PAGES page, byte for byte; and so
+    is what styles it: the stylesheets, the scripts, and no <style> in the page sets a colour."""
+    from bs4 import BeautifulSoup
+
+    def chrome_of(path: str) -> tuple[str, str, list[str]]:
+        soup = BeautifulSoup((built_site / path).read_text(encoding="utf-8"), "html.parser")
+        kind = "notebook" if soup.select_one(".jupyter-wrapper") else "Markdown"
+        styled = [urljoin(path, t["href"]) for t in soup.head.select("link[rel=stylesheet]")]
+        styled += [urljoin(path, t["src"]) for t in soup.select("script[src]") if "/mermaid/" not in t["src"]]
+        styled += [t.get_text() for t in soup.head.select("style")]
+        styled += [t.get_text() for t in soup.body.select("style") if STYLING.search(t.get_text())]
+        for el in soup.select(", ".join([*OWN, "#__toc", "label[for=__toc]"])):  # the page's own entry, less the mark
+            el.decompose()
+        parts = []
+        for selector in CHROME:
+            (el,) = soup.select(selector)
+            for tag in el.find_all(True):
+                for name in ("checked", "aria-expanded"):  # the active entry's section is the one open
+                    tag.attrs.pop(name, None)
+                if "class" in tag.attrs:
+                    tag["class"] = [c for c in tag["class"] if not c.endswith("--active")]
+                for name in ("href", "src"):
+                    if tag.get(name):
+                        tag[name] = urljoin(path, tag[name])
+            parts.append(str(el))
+        return kind, re.sub(r">\s+<", "><", re.sub(r"\s+", " ", "".join(parts))), styled
+
+    ours = {kind: chrome_of(path)[1:] for path, kind in CHROME_PAGES.items()}
+    assert [chrome_of(path)[0] for path, kind in CHROME_PAGES.items()] == list(CHROME_PAGES.values())
+    assert all(chrome.count('class="md-nav__link"') >= 40 for chrome, _ in ours.values()), "no navigation found"
+    differ = []
+    for path in site_pages(built_site):
+        if path not in (PRINT_PAGE, "404.html"):
+            kind, chrome, styled = chrome_of(path)
+            if (chrome, styled) != ours[kind]:
+                differ.append(f"{path} ({kind})")
+    assert differ == [], "chrome unlike its kind's page, so audit.py's CHROME_PAGES do not stand for it"
+
+
+STYLING = re.compile(r"color|background|opacity|filter|visibility|display|font|content")
 
 
 def test_an_unchanged_page_takes_its_earlier_audit_and_any_change_to_what_it_loaded_audits_it_again(
