@@ -58,6 +58,7 @@ from pathlib import Path
 
 from .audit_cache import AuditCache
 from .layout import PAGES, layout_problems
+from .player import MEASURE, TO_BUSIEST
 
 ROOT = Path(__file__).resolve().parents[2]
 _NO_MOTION = "*, *::before, *::after { transition: none !important; animation: none !important; }"
@@ -68,6 +69,9 @@ MATERIAL_SCHEME = {"light": "default", "dark": "slate"}
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 AT_ONCE = 2  # pages rendered and audited side by side, each in its own context
 PRINT_PAGE = "print_page.html"
+# Where the players under the graph pictures are measured (``players``): the lit colours come from the
+# palette, the layout from the width, and neither depends on the other.
+PLAYER_PAIRS = [("light", "desktop"), ("dark", "phone")]
 
 # Screenshots for a person to look at, taken at every step of the audit, saved outside the
 # repository: {page: (name, the anchor scrolled to first, or None for the top)}.
@@ -298,7 +302,7 @@ def _merge(results: dict, key: tuple[str, str, str], found: dict) -> None:
     into = results[key]
     into["violations"] += found["violations"]
     into["missing"] += found["missing"]
-    for name in ("diagrams", "layout", "screenshot"):
+    for name in ("diagrams", "layout", "screenshot", "players"):
         if name in found:
             into[name] = found[name]
     if found["scheme"] != into["scheme"]:
@@ -313,6 +317,7 @@ def audit_pages(
     wait: bool = True,
     layout: bool = False,
     screenshots: bool = False,
+    players: bool = False,
     thorough: bool = False,
     cache: AuditCache | None = None,
     chrome_pages: Collection[str] = CHROME_PAGES,
@@ -324,7 +329,9 @@ def audit_pages(
     the desktop width, rendered, and taken through ``steps_of(path)``. "diagrams" (and our own check
     of text alternatives) comes from the steps that audit the whole page; with ``layout``,
     layout.py's checks run in the light palette at both widths; with ``screenshots``, the pages of
-    SCREENSHOTS are saved at each palette and width, whole (the file in "screenshot"). ``thorough``:
+    SCREENSHOTS are saved at each palette and width, whole (the file in "screenshot"); with
+    ``players``, every graph picture's player is first taken to its busiest step (player.py), so
+    the audit sees it lit, and measured in PLAYER_PAIRS ("players": what player_problems reads). ``thorough``:
     every rule at every step, nothing taken out (``python -m tests.browser.audit``). With ``cache``
     (audit_cache.py), a page whose inputs are all unchanged since an earlier audit on this machine
     takes that audit's results (and screenshots) instead of being audited again. ``chrome_pages``:
@@ -356,6 +363,9 @@ def audit_pages(
                 (path, page, steps_of(path, thorough, chrome_pages), {"whole": True, "shots": {}})
                 for path, page in batch
             ]
+            for path, page, _, state in plans:
+                if players and path != PRINT_PAGE:  # the print page's players are its pages'
+                    state["set_up"] = page.evaluate(TO_BUSIEST)
             for n in range(max(len(plan) for _, _, plan, _ in plans)):
                 now = [(path, page, plan[n], state) for path, page, plan, state in plans if n < len(plan)]
                 arrivals = [step.get_there(page) for _, page, step, _ in now if step.get_there is not None]
@@ -374,6 +384,8 @@ def audit_pages(
                     found = _collect(page, state["whole"])
                     if layout and step.palette == "light" and path in PAGES and state["whole"]:
                         found["layout"] = layout_problems(page, step.width)  # on the page as it is
+                    if state.get("set_up") and (step.palette, step.width) in PLAYER_PAIRS and state["whole"]:
+                        found["players"] = {"set_up": state["set_up"], "measured": page.evaluate(MEASURE)}
                     if key in state["shots"]:
                         found["screenshot"] = state["shots"][key]
                     _merge(results, key, found)

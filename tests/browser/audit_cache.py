@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 HERE = Path(__file__).resolve().parent
-CODE = ("audit.py", "audit_cache.py", "layout.py", "pages.py")  # what decides an audit's result
+CODE = ("audit.py", "audit_cache.py", "layout.py", "pages.py", "player.py")  # what decides an audit's result
 FORMAT = 1
 AUDITED = "audited pages, from the cache"  # each audit test's record_property: [pages, of them cached]
 KEEP_DAYS = 30  # an entry no run has used for this long is removed (AuditCache.prune)

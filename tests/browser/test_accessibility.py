@@ -29,6 +29,7 @@ from .audit import (
     CHROME_PAGES,
     MATERIAL_SCHEME,
     OWN,
+    PLAYER_PAIRS,
     PRINT_PAGE,
     SCHEMES,
     SCREENSHOTS,
@@ -43,9 +44,11 @@ from .audit import (
 from .audit_cache import AUDITED, AuditCache
 from .layout import PAGES as LAYOUT_PAGES
 from .pages import wait_until_rendered
+from .player import player_problems
 
 FAILING_IMPACTS = {"critical", "serious"}
 ROOT = Path(__file__).resolve().parents[2]
+GRAPH = '<figure class="snippet-picture snippet-picture-graph"'  # a picture of a graph, with a player
 DIAGRAMS = sum(p.read_text(encoding="utf-8").count("```mermaid") for p in (ROOT / "docs").rglob("*.md"))
 
 
@@ -79,12 +82,13 @@ def diagrams_on(path: str) -> int:
 def test_every_page_passes_axe_and_names_its_images(browser, chromium_path, built_site, axe, part, record_property):
     """Each test audits its pages in both palettes at both widths (audit.py): seven tests of a few
     pages each, so pytest-xdist spreads the work over both cores. The light palette's steps also
-    serve layout.py's checks of the reading pages, at both widths. A page whose inputs are all as
+    serve layout.py's checks of the reading pages, at both widths; every player under a graph
+    picture (test_backward_steps.py) is audited at its busiest step, and measured (player.py). A page whose inputs are all as
     an earlier audit on this machine saw them takes that audit's results (audit_cache.py;
     ``AUDIT_CACHE=0`` audits every page)."""
     pages = pages_of(part, built_site)
     started = time.time()
-    options = {"layout": True, "screenshots": True}
+    options = {"layout": True, "screenshots": True, "players": True}
     cache = AuditCache.for_site(built_site, axe, chromium.version(chromium_path), **options)
     if cache is not None and part == PARTS[0]:
         cache.prune()
@@ -113,6 +117,18 @@ def test_every_page_passes_axe_and_names_its_images(browser, chromium_path, buil
     assert laid_out == sorted((w, p) for p in pages if p in LAYOUT_PAGES for w in WIDTHS), "a layout check was skipped"
     wrong = [f"{p} at {w} width: {problem}" for (_, w, p), r in results.items() for problem in r.get("layout", [])]
     assert wrong == [], "\n".join(wrong)
+    # The players under the graph pictures, each audited above at its busiest step, measured there
+    # (the lit colours' contrast, the fit, the buttons' sizes) in a palette and at a width each.
+    graphs = [p for p in pages if p != PRINT_PAGE and GRAPH in (built_site / p).read_text(encoding="utf-8")]
+    played = sorted(key for key, r in results.items() if "players" in r)
+    assert played == sorted((s, w, p) for p in graphs for s, w in PLAYER_PAIRS), "a player was not measured"
+    players = [
+        line
+        for (s, w, p), r in results.items()
+        if "players" in r
+        for line in player_problems(f"{s}/{w} {p}", **r["players"])
+    ]
+    assert players == [], "\n".join(players)
     # The same loads, from disk, show that no page asks another host for anything (test_offline.py
     # checks a page of each kind over http): every request each page made, over all its steps.
     foreign = sorted({f"{p}: {url}" for (_, _, p), r in results.items() for url in r["foreign"]})

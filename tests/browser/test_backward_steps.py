@@ -1,9 +1,10 @@
 """The player under each graph picture (docs/assets/backward-steps.js), in Chromium: stepping
 through the backward pass lights up, step by step, the node the run's engine ran and the edges
 its gradient came in and went out on, in the recorded order, and says it in words in a polite
-live region; the fan-out's step shows both parts and their sum; the keyboard alone does it all; the
-lit colours keep WCAG AA contrast in both palettes and the player fits a phone; and a changed input
-changes the steps' numbers once accepted.
+live region; the fan-out's step shows both parts and their sum; the keyboard alone does it all; and
+a changed input changes the steps' numbers once accepted. That every player passes axe at its
+busiest step, keeps WCAG AA contrast in both palettes and fits a phone is checked by the page audit
+(test_accessibility.py, which takes every player there first: audit.py, player.py).
 
 Every expected value comes from the approved data (``<snippet>.pictures.json``), never from the
 chapter's text: the tests check the mechanism, whatever the numbers are.
@@ -18,26 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from .audit import MATERIAL_SCHEME, axe_source, new_context, to_palette, to_width
+from .audit import new_context
 from .pages import open_page, wait_until_rendered
 from .pdf_text import read, squash
-from .player import approved, expected, figure_id
+from .player import LIT, approved, expected, figure_id
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN_RULE = ("chain-rule.html", "chain_rule/autograd_check")
 FAN_OUT = ("computational-graph.html", "computational_graph/fan_out")
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-
-
-LIT = """(figure) => {
-  const ids = cls => Array.from(figure.querySelectorAll("svg ." + cls)).map(el => el.id.slice(figure.id.length + 1))
-  const player = figure.querySelector(".snippet-player")
-  const text = player.querySelector(".snippet-step-text")
-  return {
-    node: ids("snippet-step-node"), in: ids("snippet-step-in"), out: ids("snippet-step-out"),
-    text: text.textContent, live: text.getAttribute("aria-live"), step: Number(player.dataset.step),
-  }
-}"""
 
 
 def state(figure) -> dict:
@@ -155,34 +144,7 @@ def test_the_keyboard_alone_steps_through(browser, built_site, example):
         context.close()
 
 
-# -- every graph page, both palettes, desktop and phone --------------------------------------------
-
-CONTRAST = """(figure) => {
-  const rgb = s => (s.match(/[\\d.]+/g) || []).slice(0, 3).map(Number)
-  const out = []
-  for (const el of figure.querySelectorAll(".snippet-step-node, .snippet-step-in, .snippet-step-out"))
-    for (const part of el.querySelectorAll("path, ellipse, polygon, text")) {
-      const style = getComputedStyle(part)
-      const text = part.tagName === "text"
-      out.push({ id: el.id, text, color: rgb(text ? style.fill : style.stroke) })
-    }
-  let bg = null
-  for (let e = figure; e && !bg; e = e.parentElement) {
-    const c = getComputedStyle(e).backgroundColor
-    if (c && !/rgba\\(0, 0, 0, 0\\)|transparent/.test(c)) bg = rgb(c)
-  }
-  return { parts: out, background: bg || rgb(getComputedStyle(document.body).backgroundColor) }
-}"""
-
-
-def contrast(a: list[float], b: list[float]) -> float:
-    def lum(c):
-        srgb = [v / 255 for v in c]
-        lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in srgb]
-        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-    la, lb = sorted((lum(a), lum(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
+# -- every graph page ------------------------------------------------------------------------------
 
 
 def graph_pages(site: Path) -> dict[str, list[str]]:
@@ -196,29 +158,12 @@ def graph_pages(site: Path) -> dict[str, list[str]]:
     return pages
 
 
-# Both palettes and both widths, each once: the lit colors come from the palette, the layout from the
-# width, and neither depends on the other (the whole-page audit covers every page in all four). Each
-# page is loaded once, in the light palette on a desktop, each player set to its busiest step, checked,
-# and then switched to the dark palette with the header's toggle and narrowed to a phone's width, as
-# the audit does (audit.py), and checked again: the players keep their step.
-PAIRS = [("light", "desktop"), ("dark", "phone")]
-
-# Each player to the step lighting the most edges, with its Next button; returns, for each picture,
-# how many steps are listed under it, the busiest one's number, and how many players it has.
-TO_BUSIEST = """(ids) => ids.map(id => {
-  const figure = document.getElementById(id)
-  const counts = Array.from(figure.nextElementSibling.querySelectorAll("ol.snippet-steps-list > li"))
-    .map(li => (li.dataset.in + " " + li.dataset.out).trim().split(/ +/).length)
-  const busiest = counts.indexOf(Math.max(...counts)) + 1
-  const next = Array.from(figure.querySelectorAll(".snippet-player button")).find(b => b.textContent.startsWith("Next"))
-  for (let i = 0; next && i < busiest; i++) next.click()
-  return {steps: counts.length, busiest, players: figure.querySelectorAll(".snippet-player").length}
-})"""
-
-
-def test_every_graph_page_has_a_player_that_passes_axe_and_keeps_its_contrast(browser, built_site):
+def test_every_graph_the_snippets_recorded_has_a_picture_on_a_page(built_site):
+    """Each of those pictures' players is audited by the page audit (test_accessibility.py, with
+    audit.py's ``players``), at its busiest step, in both palettes and at both widths: axe's whole
+    rule set, and player.py's player_problems (one player, two steps or more, lit at its busiest
+    step, the lit parts' contrast, the fit in its column, the buttons' target size)."""
     pages = graph_pages(built_site)
-    # every graph the snippets' approved data holds steps for has a picture on some page
     recorded = sum(
         1
         for path in (ROOT / "snippets").rglob("*.pictures.json")
@@ -226,62 +171,6 @@ def test_every_graph_page_has_a_player_that_passes_axe_and_keeps_its_contrast(br
         if data.get("steps")
     )
     assert recorded >= 12 and sum(len(ids) for ids in pages.values()) == recorded
-    axe = axe_source()
-    context = new_context(browser, "light", "desktop", built_site.as_uri() + "/")
-    try:
-        for name, ids in pages.items():
-            if context.pages:
-                context.pages[0].close()  # the one before was left dark and narrow
-            page = context.new_page()
-            page.goto(f"{built_site.as_uri()}/{name}")
-            wait_until_rendered(page)
-            page.add_script_tag(content=axe)
-            for figure_id_ in ids:
-                unfold(page.locator(f"#{figure_id_}"))
-            for figure_id_, set_up in zip(ids, page.evaluate(TO_BUSIEST, ids), strict=True):
-                assert set_up["players"] == 1, (name, figure_id_)
-                listed = page.locator(f"#{figure_id_} + .snippet-steps ol.snippet-steps-list > li").count()
-                assert 2 <= listed == set_up["steps"], (name, figure_id_)
-                found = state(page.locator(f"#{figure_id_}"))
-                assert found["step"] == set_up["busiest"] and found["node"], (name, figure_id_, found)
-            for scheme, width in PAIRS:
-                if (scheme, width) != PAIRS[0]:
-                    to_palette(page, scheme)()
-                    to_width(page, width)()
-                page.wait_for_function(f"document.body.dataset.mdColorScheme === '{MATERIAL_SCHEME[scheme]}'")
-                for figure_id_ in ids:
-                    check_player(page, name, figure_id_, scheme, width)
-                # one run over every player of the page, in its busiest step
-                result = page.evaluate(
-                    "async ([ids, tags]) => (await axe.run({include: ids.map(id => ['#' + id])}, "
-                    "{runOnly: {type: 'tag', values: tags}})).violations"
-                    ".filter(v => ['serious', 'critical'].includes(v.impact))"
-                    ".map(v => v.id + ': ' + v.help + ' ' + v.nodes.map(n => n.target.join(' ')).join(', '))",
-                    [ids, AXE_TAGS],
-                )
-                assert result == [], (name, scheme, width, result)
-    finally:
-        context.close()
-
-
-def check_player(page, name: str, figure_id_: str, scheme: str, width: str) -> None:
-    """The lit parts keep WCAG AA contrast on their background, the player fits its column, and
-    each of its buttons is a target of at least 24 px (WCAG 2.5.8)."""
-    figure = page.locator(f"#{figure_id_}")
-    assert state(figure)["node"], (name, figure_id_, scheme, width)  # still lit at its busiest step
-    measured = figure.evaluate(CONTRAST)
-    assert measured["parts"], (name, figure_id_)
-    for part in measured["parts"]:
-        least = 4.5 if part["text"] else 3.0
-        ratio = contrast(part["color"], measured["background"])
-        assert ratio >= least, (name, scheme, part, measured["background"], ratio)
-    player = figure.locator(".snippet-player")
-    fits = player.evaluate(
-        "p => p.scrollWidth <= p.clientWidth + 1 && p.getBoundingClientRect().right <= innerWidth + 1"
-    )
-    assert fits, (name, figure_id_, width)
-    sizes = player.evaluate("p => Array.from(p.querySelectorAll('button')).map(b => [b.offsetWidth, b.offsetHeight])")
-    assert all(w >= 24 and h >= 24 for w, h in sizes), sizes
 
 
 def test_without_javascript_the_picture_stays_as_drawn(browser, built_site):
