@@ -309,17 +309,25 @@ def test_every_page_of_a_kind_has_the_same_chrome(built_site):
     from bs4 import BeautifulSoup
 
     def chrome_of(path: str) -> tuple[str, str, list[str]]:
-        soup = BeautifulSoup((built_site / path).read_text(encoding="utf-8"), "html.parser")
-        kind = "notebook" if soup.select_one(".jupyter-wrapper") else "Markdown"
+        html = (built_site / path).read_text(encoding="utf-8")
+        kind = "notebook" if 'class="jupyter-wrapper"' in html else "Markdown"
+        head, body = html.split("</head>", 1)
+        styles = [style for style in re.findall(r"<style[^>]*>(.*?)</style>", body, re.S) if STYLING.search(style)]
+        # parsed: the head and the chrome (the content, the most of a page, cut out first)
+        frame = body[body.index('<header class="md-header') : body.index('<div class="md-content"')]
+        soup = BeautifulSoup(
+            head + "</head><body>" + frame + body[body.index('<footer class="md-footer"') :], "html.parser"
+        )
         styled = [urljoin(path, t["href"]) for t in soup.head.select("link[rel=stylesheet]")]
-        styled += [urljoin(path, t["src"]) for t in soup.select("script[src]") if "/mermaid/" not in t["src"]]
-        styled += [t.get_text() for t in soup.head.select("style")]
-        styled += [t.get_text() for t in soup.body.select("style") if STYLING.search(t.get_text())]
+        scripts = re.findall(r"<script\b[^>]*\bsrc=\"([^\"]+)\"", html)
+        styled += [urljoin(path, src) for src in scripts if "/mermaid/" not in src]
+        styled += [t.get_text() for t in soup.head.select("style")] + styles
         for el in soup.select(", ".join([*OWN, "#__toc", "label[for=__toc]"])):  # the page's own entry, less the mark
             el.decompose()
         parts = []
-        for selector in CHROME:
-            (el,) = soup.select(selector)
+        roots = soup.select(", ".join(CHROME))
+        assert len(roots) == len(CHROME), f"{path}: {len(roots)} elements for {CHROME}"
+        for el in roots:
             for tag in el.find_all(True):
                 for name in ("checked", "aria-expanded"):  # the active entry's section is the one open
                     tag.attrs.pop(name, None)
@@ -331,8 +339,9 @@ def test_every_page_of_a_kind_has_the_same_chrome(built_site):
             parts.append(str(el))
         return kind, re.sub(r">\s+<", "><", re.sub(r"\s+", " ", "".join(parts))), styled
 
-    ours = {kind: chrome_of(path)[1:] for path, kind in CHROME_PAGES.items()}
-    assert [chrome_of(path)[0] for path, kind in CHROME_PAGES.items()] == list(CHROME_PAGES.values())
+    found = {path: chrome_of(path) for path in CHROME_PAGES}
+    assert [kind for kind, _, _ in found.values()] == list(CHROME_PAGES.values())
+    ours = {kind: (chrome, styled) for kind, chrome, styled in found.values()}
     assert all(chrome.count('class="md-nav__link"') >= 40 for chrome, _ in ours.values()), "no navigation found"
     differ = []
     for path in site_pages(built_site):
