@@ -85,8 +85,10 @@ def test_first_result_is_the_section_that_teaches_it(search_page, term):
     assert context.recorder.foreign() == []
 
 
-def test_following_a_result_opens_the_section(context):
-    page = open_page(context, "index.html")
+def test_following_a_result_opens_the_section(search_page):
+    """On the searching page too: it leaves for the result, and a search after this one (if this
+    worker runs any) starts again from there, with that page's own copy of the index."""
+    page = search_page
     search(page, "grad_fn")
     page.locator(".md-search-result__item").first.locator("a").nth(1).click()  # its first section
     page.wait_for_load_state("load")
