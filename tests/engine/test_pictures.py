@@ -412,8 +412,8 @@ def test_drawn_svgs_are_cached_by_their_data(tmp_path):
 
 @pytest.fixture
 def engine(warm_engine):
-    """``engine(mode)``: the module's warm engine (tests/engine/conftest.py: torch imported once, not
-    once an engine), as a new build in that approval mode starts it (strict unless told)."""
+    """``engine(mode)``: the warm engine (tests/conftest.py: torch imported once a process, not once
+    an engine), as a new build in that approval mode starts it (strict unless told)."""
     return lambda mode="strict": new_build(warm_engine, mode)
 
 

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 from throwaway import GRAPH_SNIPPET, new_build, snippet_writer
 
-from snippet_runner import Engine, SnippetError
+from snippet_runner import SnippetError
 from snippet_runner.pictures import record
 from snippet_runner.pictures import steps as words
 from snippet_runner.running import snippet as spec
@@ -148,13 +148,11 @@ print(x.grad)
 """
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory):
-    """One warm engine for the module. That changed steps fail the build with a diff is checked
-    where picture data is approved: tests/engine/test_pictures.py (the same snippet, accepted)."""
-    engine = Engine(tmp_path_factory.mktemp("snippets"), approval_mode="warn")
-    yield engine
-    engine.close()
+@pytest.fixture
+def engine(warm_engine):
+    """The process's warm engine (tests/conftest.py). That changed steps fail the build with a diff
+    is checked where picture data is approved: tests/engine/test_pictures.py (the same snippet)."""
+    return warm_engine
 
 
 def test_a_backward_pass_in_several_threads_fails_naming_the_setting(engine):
