@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from real_chapter import PROJECT, ROOT, chapter_snippets
-from throwaway import snippet_writer
+from throwaway import new_build, snippet_writer
 
 from devtools.scratch import ScratchProject
 
@@ -31,6 +31,49 @@ def write_snippet(tmp_path):
 def scratch(tmp_path) -> ScratchProject:
     """A small project of one page that includes ``page/hello.py`` (prints ``hello``, approved)."""
     return ScratchProject.minimal(tmp_path)
+
+
+# -- one warm engine per test process -----------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def session_engine(tmp_path_factory):
+    """The warm engine the modules that take ``warm_engine`` share, in one pytest process: its worker
+    imports torch once per process, not once per module. Each snippet runs in a fork of that worker,
+    so nothing one module's snippet does reaches the next."""
+    from snippet_runner import Engine
+
+    engine = Engine(tmp_path_factory.mktemp("snippets"), approval_mode="warn")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="session")
+def session_second_engine(session_engine):
+    """A second warm engine on the same snippets, with another hash seed: approving takes two runs."""
+    from snippet_runner import Engine
+
+    engine = Engine(session_engine.snippets_dir, approval_mode="warn", worker_env={"PYTHONHASHSEED": "2"})
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def warm_engine(session_engine):
+    """The process's warm engine as a module finds it: its snippets folder emptied (no snippet, no
+    approved file of another module's) and nothing of the last build remembered, in warn mode."""
+    for path in session_engine.snippets_dir.iterdir():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return new_build(session_engine, "warn")
+
+
+@pytest.fixture(scope="module")
+def second_engine(warm_engine, session_second_engine):
+    """The second warm engine, on the module's (emptied) snippets folder."""
+    return new_build(session_second_engine, "warn")
 
 
 # The session's own snippet cache (inside the project, as the plugin requires): emptied when the

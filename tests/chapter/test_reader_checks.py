@@ -296,28 +296,20 @@ def verify(root: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_verify_passes_on_the_unchanged_chapter():
-    done = verify(ROOT)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    lines = done.stdout.splitlines()
-    for rel in chapter_snippets():
-        assert f"same    snippets/{rel}" in lines
-    assert any(line.endswith("(code fence)") and line.startswith("same") for line in lines)
-    assert re.search(r"^verify: \d+ checked under .* (\d+) same, 0 differ, 0 errors$", lines[-1])
-
-
-def test_verify_reports_a_changed_output_and_fails(tmp_path):
-    """On a throwaway copy of the chapter, cut down to two pages: one approved output is changed."""
+def test_verify_passes_every_unchanged_example_and_fence_and_reports_the_one_changed_output(tmp_path):
+    """One run over a throwaway copy of the whole chapter (every page, snippet and code fence) where
+    one approved output is changed: that one differs, with its diff, and every other is the same."""
     for name in ("mkdocs.yml", "conftest.py"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
     shutil.copytree(ROOT / "includes", tmp_path / "includes")  # the pages' shared text (pymdownx.snippets)
-    (tmp_path / "docs").mkdir()
-    for page in ("chain-rule.md", "zeroing-gradients.md"):
-        shutil.copy(DOCS / page, tmp_path / "docs" / page)
-    shutil.copytree(SNIPPETS, tmp_path / "snippets", ignore=shutil.ignore_patterns("exercises"))
-    (tmp_path / "snippets" / "exercises").mkdir()
-    approved = tmp_path / "snippets" / "chain_rule" / "autograd_check.out"
+    shutil.copytree(DOCS, tmp_path / "docs", ignore=shutil.ignore_patterns("assets"))  # no page there
+    shutil.copytree(SNIPPETS, tmp_path / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+    assert sorted(page.relative_to(DOCS) for page in PROJECT.pages()) == sorted(
+        page.relative_to(tmp_path / "docs") for page in (tmp_path / "docs").rglob("*.md")
+    )
+    changed_rel = "chain_rule/autograd_check.py"
+    approved = tmp_path / "snippets" / spec.approved_rel(changed_rel)
     # The change is made to whatever the approved file holds: its last line that has a digit gets
     # that digit replaced by another, so the test keeps working when the example's numbers change.
     lines = approved.read_text().splitlines()
@@ -327,13 +319,19 @@ def test_verify_reports_a_changed_output_and_fails(tmp_path):
     changed = printed[: digit.start()] + str((int(digit[0]) + 1) % 10) + printed[digit.end() :]
     approved.write_text("\n".join([*lines[:number], changed, *lines[number + 1 :]]) + "\n")
     done = verify(tmp_path)
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert "differs snippets/chain_rule/autograd_check.py" in lines
+    rels = chapter_snippets()
+    assert changed_rel in rels
+    for rel in rels:
+        if rel != changed_rel:
+            assert f"same    snippets/{rel}" in lines, rel
+    assert f"differs snippets/{changed_rel}" in lines
     shown = [line.strip() for line in lines]
     assert f"-{changed}".rstrip() in shown and f"+{printed}".rstrip() in shown
-    assert any(line.startswith("same    snippets/zeroing_gradients/") for line in lines)
-    assert re.search(r": [1-9]\d* same, 1 differ, 0 errors$", lines[-1])
+    assert any(line.endswith("(code fence)") and line.startswith("same") for line in lines)
+    summary = re.search(r"^verify: (\d+) checked under .*: (\d+) same, 1 differ, 0 errors$", lines[-1])
+    assert summary and int(summary[2]) == int(summary[1]) - 1 >= len(rels), lines[-1]
 
 
 # -- what the pages tell a reader to run ------------------------------------------------------------

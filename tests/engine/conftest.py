@@ -1,7 +1,8 @@
-"""A warm engine shared by the tests of one module: its worker imports torch once (about a second
-of CPU), not once per test. Each snippet still runs in a fork of that worker, so nothing one test's
-snippet does reaches the next; ``begin_build()`` before each test forgets the previous test's
-results, as a new build does, and keeps the warm worker, as ``make serve`` does."""
+"""A warm engine shared by the tests (``warm_engine``, tests/conftest.py: one per pytest process,
+its snippets folder emptied for each module): its worker imports torch once, not once per test or
+module. Each snippet still runs in a fork of that worker, so nothing one test's snippet does
+reaches the next; ``begin_build()`` before each test forgets the previous test's results, as a new
+build does, and keeps the warm worker, as ``make serve`` does."""
 
 from __future__ import annotations
 
@@ -10,21 +11,6 @@ from throwaway import new_build, snippet_writer
 
 from snippet_runner import Engine
 from snippet_runner.checking.approve import approve
-
-
-@pytest.fixture(scope="module")
-def warm_engine(tmp_path_factory):
-    engine = Engine(tmp_path_factory.mktemp("snippets"), approval_mode="warn")
-    yield engine
-    engine.close()
-
-
-@pytest.fixture(scope="module")
-def second_engine(tmp_path_factory, warm_engine):
-    """A second warm engine on the same snippets, with another hash seed: approving takes two runs."""
-    engine = Engine(warm_engine.snippets_dir, approval_mode="warn", worker_env={"PYTHONHASHSEED": "2"})
-    yield engine
-    engine.close()
 
 
 @pytest.fixture
@@ -44,7 +30,7 @@ def accept(warm_engine, second_engine):
 
 @pytest.fixture
 def engine(warm_engine) -> Engine:
-    """The module's warm engine, in warn mode, with nothing of the previous test's build remembered."""
+    """The warm engine, in warn mode, with nothing of the previous test's build remembered."""
     return new_build(warm_engine, "warn")
 
 

@@ -412,8 +412,8 @@ def test_drawn_svgs_are_cached_by_their_data(tmp_path):
 
 @pytest.fixture
 def engine(warm_engine):
-    """``engine(mode)``: the module's warm engine (tests/engine/conftest.py: torch imported once, not
-    once an engine), as a new build in that approval mode starts it (strict unless told)."""
+    """``engine(mode)``: the warm engine (tests/conftest.py: torch imported once a process, not once
+    an engine), as a new build in that approval mode starts it (strict unless told)."""
     return lambda mode="strict": new_build(warm_engine, mode)
 
 
@@ -422,6 +422,7 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
     outcome = accept("page/graph.py")
     approved = path.with_name("graph.pictures.json")
     assert '"grad": "60"' in approved.read_text() and path.with_suffix(".out").read_text() == "tensor(60.)\n"
+    assert '"steps": [' in approved.read_text()  # the recorded backward steps are approved with it
     assert [p.line for p in outcome.pictures] == [1]  # the setting's line
     assert engine("strict").run("page/graph.py").verdict.approved
     # a changed run: the printed output is approved anew, but the picture data is not
@@ -440,6 +441,10 @@ def test_pictures_are_approved_like_outputs_and_drift_fails_with_a_diff(write_sn
         '+      {"id": "t1", "type": "tensor", "name": "x", "leaf": true, "value": "3", "grad": "78"}'
         in caught.value.detail
     )
+    # the recorded steps drift too: what flowed into x before, and now (tests/steps/)
+    removed = [line for line in caught.value.detail.splitlines() if line.startswith("-") and '"node"' in line]
+    added = [line for line in caught.value.detail.splitlines() if line.startswith("+") and '"node"' in line]
+    assert any('"grad": "60"' in line for line in removed) and any('"grad": "78"' in line for line in added)
     warned = engine("warn").run("page/graph.py")
     assert not warned.verdict.approved and "graph.pictures.json (this build)" in warned.verdict.diff
 

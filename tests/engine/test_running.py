@@ -59,7 +59,7 @@ def test_rng_state_is_restored_so_order_does_not_matter(write_snippet, engine):
 
 
 def test_torch_is_imported_once_per_build(write_snippet, engine):
-    before = engine.runner.workers_started  # 0 if this module's engine has not run a snippet yet
+    before = engine.runner.workers_started  # 0 if this process's engine has not run a snippet yet
     for name in "abc":
         write_snippet(f"page/{name}.py", "import sys\nprint('torch' in sys.modules)\nimport torch\n")
     outputs = {engine.run(f"page/{name}.py").output for name in "abc"}

@@ -49,12 +49,13 @@ print("done")
 
 def test_a_snippet_cannot_forge_a_result_for_another_nor_cache_one(tmp_path, write_snippet, capfd):
     """The innocent snippet's approved output is ``right``; its code now prints ``wrong``. Before,
-    a forged line on the inherited pipe made it pass, and cached the pass."""
+    a forged line on the inherited pipe made it pass, and cached the pass. (Neither snippet needs
+    torch: the workers preload nothing, the same for both, so the second would find a forged entry.)"""
     write_snippet("page/forger.py", FORGER)
     (write_snippet.snippets / "page/forger.out").write_text("done\n")
     write_snippet("page/innocent.py", "print('wrong')\n")
     (write_snippet.snippets / "page/innocent.out").write_text("right\n")
-    engine = Engine(write_snippet.snippets, tmp_path / ".cache")
+    engine = Engine(write_snippet.snippets, tmp_path / ".cache", preload=())
     try:
         engine.prefetch(["page/forger.py", "page/innocent.py"])  # the innocent's request is queued
         assert engine.run("page/forger.py").output == "done\n"
@@ -66,7 +67,7 @@ def test_a_snippet_cannot_forge_a_result_for_another_nor_cache_one(tmp_path, wri
         engine.close()
     assert "FAKE-DOCS-BUILT" not in capfd.readouterr().err, "a snippet wrote to the build's stderr"
     (write_snippet.snippets / "page/forger.py").unlink()
-    again = Engine(write_snippet.snippets, tmp_path / ".cache")
+    again = Engine(write_snippet.snippets, tmp_path / ".cache", preload=())
     try:
         with pytest.raises(SnippetError, match="output differs"):
             again.run("page/innocent.py")  # nothing forged was cached
@@ -182,14 +183,16 @@ def test_a_wrong_line_from_the_worker_stops_the_build_naming_the_page_and_snippe
 
 @pytest.mark.parametrize("mode", ["silent_before_start", "silent_after_start"])
 def test_every_wait_on_the_worker_has_a_deadline(tmp_path, write_snippet, mode, monkeypatch):
-    monkeypatch.setattr(pool, "GRACE_SECONDS", 1.0)  # the deadline is the same code with a shorter grace
+    # the deadline is the same code with a shorter grace; the fake worker never answers, so only
+    # how long the test waits depends on it
+    monkeypatch.setattr(pool, "GRACE_SECONDS", 0.5)
     fake = tmp_path / "fake-python"
     fake.write_text(f"#!{sys.executable}\nRESULT = {RESULT!r}\n" + FAKE_WORKER)
     fake.chmod(0o755)
-    write_snippet("page/x.py", "# snippet: timeout 1\nprint('right')\n")
+    write_snippet("page/x.py", "# snippet: timeout 0.5\nprint('right')\n")
     engine = Engine(write_snippet.snippets, None, preload=(), python=str(fake), worker_env={"FAKE_MODE": mode})
     try:
-        with pytest.raises(SnippetError, match=r"snippets/page/x\.py:1: timed out after 1 s"):
+        with pytest.raises(SnippetError, match=r"snippets/page/x\.py:1: timed out after 0\.5 s"):
             engine.run("page/x.py")
     finally:
         engine.close()

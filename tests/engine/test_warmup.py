@@ -38,36 +38,56 @@ print("imported while building an optimizer:", len(set(sys.modules) - before))
 """
 
 
+# Draws from the random number generator itself (a Linear's initial weights), so its state differs.
+DRAWS = (
+    "import torch\n\nlayer = torch.nn.Linear(2, 2)\nstate = torch.get_rng_state()\n"
+    "torch.manual_seed(torch.initial_seed())\nprint(torch.equal(state, torch.get_rng_state()))\n"
+)
+
+
 def imported(engine: Engine, rel: str) -> int:
     return int(engine.run(rel).output.split(":")[-1])
 
 
+@pytest.fixture(scope="module")
+def warmed(tmp_path_factory):
+    """One engine with the default warm-up (one torch import for the tests that need no other
+    setting), over a folder holding all their snippets before its worker starts, as a build's does:
+    ``step.py`` and ``named.py`` name the optimizer, ``bare.py`` only builds it, ``draw.py`` names
+    ``torch.nn.Linear``. Each test runs its snippet in a fork, as a new build."""
+    snippets = tmp_path_factory.mktemp("snippets")
+    (snippets / "page").mkdir()
+    (snippets / "page" / "step.py").write_text(OPTIMIZER)
+    (snippets / "page" / "named.py").write_text("import torch\n\nprint(torch.optim.SGD)\n")
+    (snippets / "page" / "bare.py").write_text(BARE)
+    (snippets / "page" / "draw.py").write_text(DRAWS)
+    engine = Engine(snippets, approval_mode="warn")
+    yield engine
+    engine.close()
+
+
 @pytest.mark.parametrize("warm_up", [True, False])
-def test_a_snippet_that_builds_an_optimizer_imports_nothing_the_worker_could_have(tmp_path, warm_up):
+def test_a_snippet_that_builds_an_optimizer_imports_nothing_the_worker_could_have(tmp_path, request, warm_up):
+    if warm_up:
+        engine = request.getfixturevalue("warmed")
+        engine.begin_build()
+        assert imported(engine, "page/step.py") == 0
+        return
     snippets = tmp_path / "snippets"
     (snippets / "page").mkdir(parents=True)
     (snippets / "page" / "step.py").write_text(OPTIMIZER)
-    engine = Engine(snippets, approval_mode="warn", warm_up=warm_up)
+    engine = Engine(snippets, approval_mode="warn", warm_up=False)
     try:
         count = imported(engine, "page/step.py")
     finally:
         engine.close()
-    if warm_up:
-        assert count == 0
-    else:  # the check can fail: without the warm-up the fork pays torch's lazy set-up itself
-        assert count > 100
+    assert count > 100  # the check can fail: without the warm-up the fork pays torch's lazy set-up itself
 
 
-def test_what_one_snippet_names_warms_the_worker_for_every_snippet(tmp_path):
-    snippets = tmp_path / "snippets"
-    (snippets / "page").mkdir(parents=True)
-    (snippets / "page" / "named.py").write_text("import torch\n\nprint(torch.optim.SGD)\n")
-    (snippets / "page" / "bare.py").write_text(BARE)
-    engine = Engine(snippets, approval_mode="warn")
-    try:
-        assert imported(engine, "page/bare.py") == 0
-    finally:
-        engine.close()
+def test_what_one_snippet_names_warms_the_worker_for_every_snippet(warmed):
+    warmed.begin_build()
+    assert "torch.optim.SGD" in warmed.warm_names() and "SGD" not in BARE
+    assert imported(warmed, "page/bare.py") == 0
 
 
 def test_names_from_the_settings_are_warmed_too(tmp_path):
@@ -82,10 +102,11 @@ def test_names_from_the_settings_are_warmed_too(tmp_path):
         engine.close()
 
 
-def test_the_warm_up_leaves_the_random_number_generator_as_it_found_it(tmp_path, monkeypatch):
+def test_the_warm_up_leaves_the_random_number_generator_as_it_found_it(warmed, monkeypatch):
     """Rehearsing a module class builds it, and a module's initial weights draw from the random
     number generator; its state is put back, so an unseeded snippet's fork starts from the state
-    torch was seeded with (in-process here, with a module class that draws; then in a real fork)."""
+    torch was seeded with (in-process here, with a module class that draws; then in a real fork of
+    a worker warmed with ``torch.nn.Linear``)."""
     import sys
     import types
 
@@ -105,23 +126,19 @@ def test_the_warm_up_leaves_the_random_number_generator_as_it_found_it(tmp_path,
     assert warm(["warm_probe.Drawing", "warm_probe.Missing"]) == ["warm_probe.Missing"]
     assert len(built) == 1 and torch.equal(torch.get_rng_state(), before)
 
-    snippets = tmp_path / "snippets"
-    (snippets / "page").mkdir(parents=True)
-    (snippets / "page" / "draw.py").write_text(
-        "import torch\n\nlayer = torch.nn.Linear(2, 2)\nstate = torch.get_rng_state()\n"
-        "torch.manual_seed(torch.initial_seed())\nprint(torch.equal(state, torch.get_rng_state()))\n"
-    )
-    engine = Engine(snippets, approval_mode="warn")
+    draw = warmed.snippets_dir / "page" / "draw.py"
     try:
-        assert engine.run("page/draw.py").output == "False\n"  # the snippet's own layer drew
-        (snippets / "page" / "draw.py").write_text(
+        warmed.begin_build()
+        assert warmed.run("page/draw.py").output == "False\n"  # the snippet's own layer drew
+        assert "torch.nn.Linear" in warmed.warm_names()
+        draw.write_text(
             "import torch\n\nstate = torch.get_rng_state()\ntorch.manual_seed(torch.initial_seed())\n"
             "print(torch.equal(state, torch.get_rng_state()), torch.nn.Linear)\n"
         )
-        engine.begin_build()
-        assert engine.run("page/draw.py").output.startswith("True")  # nothing drew before it
+        warmed.begin_build()
+        assert warmed.run("page/draw.py").output.startswith("True")  # nothing drew before it
     finally:
-        engine.close()
+        draw.write_text(DRAWS)
 
 
 def test_what_a_snippet_touches_is_read_from_its_syntax_tree():
