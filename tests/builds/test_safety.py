@@ -28,7 +28,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from devtools.scratch import ENV, ScratchProject
+from devtools.scratch import ENV
 
 # A write from C code (libc's open), which Python's audit hook does not see.
 _C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -139,20 +139,11 @@ def _processes_in(root) -> list[str]:
     return left
 
 
-@pytest.fixture(scope="module")
-def built_minimal(tmp_path_factory):
-    """The minimal project with a good site/, built once; each test works on a copy of it."""
-    scratch = ScratchProject.minimal(tmp_path_factory.mktemp("template") / "project")
-    code, log = scratch.build()
-    assert code == 0, log
-    return scratch.root
-
-
 @pytest.fixture
-def project(tmp_path, built_minimal):
-    """A project in tmp_path/project, with a good site/ built; tmp_path/evil.py outside it."""
-    shutil.copytree(built_minimal, tmp_path / "project", symlinks=True)
-    scratch = ScratchProject(tmp_path / "project")
+def project(tmp_path, built):
+    """A project in tmp_path/project, with a good site/ built (a copy of the one built once:
+    conftest.py's ``built``); tmp_path/evil.py outside it."""
+    scratch = built
     (tmp_path / "evil.py").write_text(
         "from pathlib import Path\nPath(__file__).with_name('ran.txt').write_text('evil ran')\nprint('evil')\n"
     )
@@ -256,14 +247,6 @@ def test_leftovers_never_change_the_next_snippet(project, tmp_path):
     assert code == 0, log
     assert not [p for p in psutil.process_iter(["cmdline"]) if "313.25" in " ".join(p.info["cmdline"] or [])]
     assert _processes_in(project.root) == []
-
-
-def test_a_failure_is_never_cached_so_reverting_the_cause_is_enough(project):
-    project.write("snippets/page/hello.py", "print('hello, broken')\n")
-    assert project.build()[0] != 0
-    project.write("snippets/page/hello.py", "print('hello')\n")
-    code, log = project.build()
-    assert code == 0, log  # no `rm -rf .cache` needed
 
 
 @pytest.mark.parametrize(
