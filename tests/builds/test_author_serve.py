@@ -105,7 +105,16 @@ def served(scratch, tmp_path):
 
 
 def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_at_once(served, scratch):
+    """Also, of the same server: its execution report at a URL of its own beside the site, and SIGTERM
+    leaving no scratch folder (these were test_fast_builds.py's
+    test_make_serve_serves_the_execution_report_at_a_url_of_its_own and
+    test_sigterm_stops_make_serve_and_leaves_no_scratch_folder)."""
     served.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+    assert any(name.startswith("snippet-runner-") for name in served.left_behind())  # the worker's, while it runs
+    report = served.url("_build/execution-report.html")
+    status, body = fetch(report)
+    assert status == 200 and "<h1>Execution report</h1>" in body and "snippets/page/hello.py" in body
+    assert f"Execution report served at {report}" in served.log.read_text()
 
     # A new page with a new example, which has no approved output yet
     scratch.write("docs/new.md", "# New\n\nIts first example:\n\n{{ run new/first.py }}\n")
@@ -137,10 +146,6 @@ def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_
     served.until("", lambda status, body: status == 200 and "hello" in body, "the page after the fix")
     assert fetch(served.url("new/"))[0] == 200
 
-
-def test_sigterm_stops_make_serve_and_leaves_no_scratch_folder(served):
-    served.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
-    assert any(name.startswith("snippet-runner-") for name in served.left_behind())  # the worker's, while it runs
     served.terminate()
     assert served.left_behind() == []
 
@@ -202,25 +207,6 @@ def test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it(scratc
     assert "snippets/page/graph.py:1: no approved picture data yet: snippets/page/graph.pictures.json is missing" in log
 
 
-def test_any_failed_rebuild_answers_every_page_with_its_warnings_instead_of_hanging(tmp_path):
-    """Not only a snippet: a rebuild that MkDocs fails (here a link to a missing anchor, under
-    ``strict``) gives every page an error page that lists the warnings, until a rebuild succeeds."""
-    project = ScratchProject.minimal(tmp_path / "project", CONFIG + validation_settings())
-    project.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
-    server = Served(project, tmp_path / "tmp", tmp_path / "serve.log")
-    try:
-        server.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
-        # a link within the page: a dirty rebuild checks links to the pages it renders again
-        project.write("docs/other.md", "# Other\n\nSee [below](#no-such-heading).\n")
-        _, body = server.until("other/", lambda status, body: status == 500, "the error page")
-        assert "contains a link &#x27;#no-such-heading&#x27;, but there is no such anchor on this page" in body
-        assert fetch(server.url(""))[0] == 500  # every page, at once
-        project.write("docs/other.md", "# Other\n\nSee [below](#below).\n\n## Below\n")
-        server.until("other/", lambda status, body: status == 200, "the page after the fix")
-    finally:
-        server.terminate()
-
-
 def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
@@ -250,8 +236,14 @@ def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path)
     assert os.listdir(tmp) == []
 
 
-def test_make_serve_starts_with_a_new_example_and_a_broken_one(scratch, tmp_path):
-    """At start-up too: neither a new example nor a failing one ends ``make serve``."""
+def test_make_serve_starts_with_a_new_example_and_a_broken_one_and_any_failed_rebuild_answers_at_once(tmp_path):
+    """At start-up too: neither a new example nor a failing one ends ``make serve``. Then, not only a
+    snippet: a rebuild that MkDocs fails (here a link to a missing anchor, under ``strict``) gives
+    every page an error page that lists the warnings, until a rebuild succeeds (this was
+    test_any_failed_rebuild_answers_every_page_with_its_warnings_instead_of_hanging, with a server
+    of its own)."""
+    scratch = ScratchProject.minimal(tmp_path / "project", CONFIG + validation_settings())
+    scratch.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
     scratch.write("docs/new.md", "# New\n\n{{ run new/first.py }}\n")
     scratch.write("snippets/new/first.py", "print(6 * 7)\n")
     scratch.write("snippets/page/hello.py", "print('hello'\n")
@@ -262,5 +254,14 @@ def test_make_serve_starts_with_a_new_example_and_a_broken_one(scratch, tmp_path
         scratch.write("snippets/page/hello.py", "print('hello')\n")
         _, page = server.until("new/", lambda status, body: status == 200, "the new page")
         assert re.search(r"<code>42\n?</code>", page) and "Output not yet approved" in page
+        server.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+
+        # a link within the page: a dirty rebuild checks links to the pages it renders again
+        scratch.write("docs/other.md", "# Other\n\nSee [below](#no-such-heading).\n")
+        _, body = server.until("other/", lambda status, body: status == 500, "the MkDocs error page")
+        assert "contains a link &#x27;#no-such-heading&#x27;, but there is no such anchor on this page" in body
+        assert fetch(server.url(""))[0] == 500  # every page, at once
+        scratch.write("docs/other.md", "# Other\n\nSee [below](#below).\n\n## Below\n")
+        server.until("other/", lambda status, body: status == 200, "the page after the fix")
     finally:
         server.terminate()
