@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from real_chapter import ROOT
-from throwaway import GRAPH_SNIPPET
 
 from devtools.scratch import ENV, MINIMAL_CONFIG, ScratchProject, free_port
 
@@ -181,30 +180,6 @@ def test_make_site_fails_on_a_link_to_a_missing_anchor_naming_the_page_the_link_
     project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain_graph).\n\n{{ run page/hello.py }}\n")
     code, log = project.build()
     assert code == 0, log
-
-
-def test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it(scratch):
-    """An example that gains a picture has no approved picture data: serve's build (warn) draws it
-    from the run under the notice, which names the file ``make accept`` writes; ``make site`` fails."""
-    scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
-    plain = GRAPH_SNIPPET.replace("# snippet: graph y\n", "")
-    scratch.write("snippets/page/graph.py", plain.format(x="2.0"))
-    code, log = scratch.accept()
-    assert code == 0 and not (scratch.root / "snippets/page/graph.pictures.json").exists(), log
-    scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))  # the output stays the same
-
-    code, log = scratch.build(SNIPPETS_APPROVAL="warn")
-    assert code == 0, log
-    page = (scratch.root / "site" / "index.html").read_text()
-    assert "x.grad = 60" in page and 'class="snippet-picture-svg"' in page  # drawn from this run
-    notice = page[page.index('<p class="admonition-title">Output not yet approved</p>') :]
-    assert "no approved <code>snippets/page/graph.pictures.json</code> yet" in notice
-    assert "writes <code>snippets/page/graph.pictures.json</code>" in notice
-    assert "graph.out" not in notice[: notice.index("</div>")]  # the output itself is approved
-
-    code, log = scratch.build()
-    assert code != 0
-    assert "snippets/page/graph.py:1: no approved picture data yet: snippets/page/graph.pictures.json is missing" in log
 
 
 def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path):

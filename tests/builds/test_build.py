@@ -185,14 +185,21 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
 
     The same builds show, on a page of their own, that a picture inside a tab or an admonition stays
     a picture: pictures pass through Python-Markdown's HTML stash, so indentation cannot turn them
-    into a code block or escaped text (this was test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture)."""
+    into a code block or escaped text (this was test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture).
+
+    And on a third page, an example that gains a picture has no approved picture data: serve's build
+    (warn) draws it from the run under the notice, which names the file ``make accept`` writes;
+    ``make site`` fails (this was test_author_serve.py's
+    test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it)."""
     scratch.write("mkdocs.yml", TABS_CONFIG)
     scratch.write("docs/boxes.md", TABS_PAGE)
     scratch.write("snippets/boxes/curve.py", CURVE_SNIPPET)
     scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
+    scratch.write("docs/new.md", "# New\n\n{{ run new/graph.py }}\n")
+    scratch.write("snippets/new/graph.py", GRAPH_SNIPPET.replace("# snippet: graph y\n", "").format(x="2.0"))
     code, log = scratch.accept()
-    assert code == 0, log
+    assert code == 0 and not (scratch.root / "snippets/new/graph.pictures.json").exists(), log
     code, log = scratch.build()
     assert code == 0, log
     assert "pictures: 2 drawn" in log  # the graph and the curves (drawn once, shown twice)
@@ -206,12 +213,22 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
     before = steps_as_approved(scratch, page)
     code, log = scratch.build(force=True)  # the pictures come from the drawing cache: nothing is drawn
-    assert code == 0 and "snippets: 0 run, 2 from cache" in log and "pictures: 0 drawn" in log
+    assert code == 0 and "snippets: 0 run, 3 from cache" in log and "pictures: 0 drawn" in log
 
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="3.0"))
+    scratch.write("snippets/new/graph.py", GRAPH_SNIPPET.format(x="2.0"))  # its output stays the same
+    code, log = scratch.build(SNIPPETS_APPROVAL="warn")
+    assert code == 0, log
+    new = (scratch.root / "site" / "new" / "index.html").read_text()
+    assert "x.grad = 60" in new and 'class="snippet-picture-svg"' in new  # drawn from this run
+    notice = new[new.index('<p class="admonition-title">Output not yet approved</p>') :]
+    assert "no approved <code>snippets/new/graph.pictures.json</code> yet" in notice
+    assert "writes <code>snippets/new/graph.pictures.json</code>" in notice
+    assert "graph.out" not in notice[: notice.index("</div>")]  # the output itself is approved
     code, log = scratch.build()
     assert code != 0
     assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
+    assert "snippets/new/graph.py:1: no approved picture data yet: snippets/new/graph.pictures.json is missing" in log
     code, log = scratch.accept()
     assert code == 0, log
     assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()
