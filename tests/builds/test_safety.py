@@ -339,11 +339,24 @@ def test_a_ctrl_c_that_a_library_swallows_still_ends_the_build(tmp_path, monkeyp
 
 def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project, tmp_path):
     project.write("snippets/page/hello.py", "import time\ntime.sleep(20)\nprint('hello')\n")
-    build = project.start_build(start_new_session=True)
+    tmp = tmp_path / "tmp"  # the build's own TMPDIR, where its worker makes its sandbox's folder
+    tmp.mkdir()
+    project.outside_before = _outside(tmp_path)
+    build = subprocess.Popen(
+        [sys.executable, "-m", "snippet_runner", "site"],  # `make site`
+        cwd=project.root,
+        env={**ENV, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
-    while not list(project.root.glob("site.staging-*")) and time.monotonic() < deadline:
+    while not list(tmp.glob("snippet-runner-*/snippet-*")):
+        assert build.poll() is None and time.monotonic() < deadline, "no worker started"
         time.sleep(0.1)
-    time.sleep(2)  # well into the build: the snippet is sleeping
+    assert list(project.root.glob("site.staging-*")), "no build under way"
+    time.sleep(0.5)  # the worker is ready and forks the snippet at once: by now it is sleeping
     os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     log, _ = build.communicate(timeout=60)
     assert build.returncode != 0
