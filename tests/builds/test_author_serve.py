@@ -149,18 +149,6 @@ def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_
     assert served.left_behind() == []
 
 
-def test_a_build_removes_the_scratch_folders_of_builds_that_are_gone(scratch, tmp_path):
-    tmp = tmp_path / "tmp"
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
-    (tmp / f"snippet-runner-{gone.pid}-x1y2z3" / "snippet-abc").mkdir(parents=True)
-    alive = tmp / f"snippet-runner-{os.getpid()}-a1b2c3"  # this process's: a build still running
-    alive.mkdir()
-    code, log = scratch.build(TMPDIR=str(tmp))
-    assert code == 0, log
-    assert sorted(os.listdir(tmp)) == [alive.name]
-
-
 def validation_settings() -> str:
     """The ``validation:`` block of the chapter's own mkdocs.yml."""
     found = re.search(r"^validation:\n(?:[ #].*\n)+", (ROOT / "mkdocs.yml").read_text(), re.M)
@@ -169,17 +157,27 @@ def validation_settings() -> str:
 
 
 def test_make_site_fails_on_a_link_to_a_missing_anchor_naming_the_page_the_link_and_the_anchor(tmp_path):
-    project = ScratchProject.minimal(tmp_path, MINIMAL_CONFIG + validation_settings())
+    project = ScratchProject.minimal(tmp_path / "project", MINIMAL_CONFIG + validation_settings())
     project.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
     project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain-graph).\n\n{{ run page/hello.py }}\n")
     code, log = project.build()
     assert code != 0
     assert "'index.md'" in log and "'other.md#retain-graph'" in log and "'#retain-graph'" in log, log
-    assert not (tmp_path / "site").exists()
+    assert not (project.root / "site").exists()
 
     project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain_graph).\n\n{{ run page/hello.py }}\n")
-    code, log = project.build()
+
+    # The build that passes also removes the scratch folders of builds that are gone (this was
+    # test_a_build_removes_the_scratch_folders_of_builds_that_are_gone, with a build of its own)
+    tmp = tmp_path / "tmp"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (tmp / f"snippet-runner-{gone.pid}-x1y2z3" / "snippet-abc").mkdir(parents=True)
+    alive = tmp / f"snippet-runner-{os.getpid()}-a1b2c3"  # this process's: a build still running
+    alive.mkdir()
+    code, log = project.build(TMPDIR=str(tmp))
     assert code == 0, log
+    assert sorted(os.listdir(tmp)) == [alive.name]
 
 
 def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path):
