@@ -4,6 +4,8 @@ Each bad input must stop the build with one message naming the page line and the
 file:line, and leave the previous site/ untouched.
 """
 
+import re
+
 import pytest
 from browser.player import approved, expected, figure_id, listed_steps
 from throwaway import GRAPH_SNIPPET
@@ -190,7 +192,9 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     And on a third page, an example that gains a picture has no approved picture data: serve's build
     (warn) draws it from the run under the notice, which names the file ``make accept`` writes;
     ``make site`` fails (this was test_author_serve.py's
-    test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it)."""
+    test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it). And a build draws pictures
+    from their approved data, never from a ``.pictures.json`` that an include pointing outside
+    ``snippets/`` would name (this was test_safety.py's test_pictures_come_only_from_inside_the_snippets_folder)."""
     scratch.write("mkdocs.yml", TABS_CONFIG)
     scratch.write("docs/boxes.md", TABS_PAGE)
     scratch.write("snippets/boxes/curve.py", CURVE_SNIPPET)
@@ -225,10 +229,22 @@ def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch)
     assert "no approved <code>snippets/new/graph.pictures.json</code> yet" in notice
     assert "writes <code>snippets/new/graph.pictures.json</code>" in notice
     assert "graph.out" not in notice[: notice.index("</div>")]  # the output itself is approved
+    # a page that includes a file outside snippets/ with drawable picture data beside it
+    approved = (scratch.root / "snippets/boxes/curve.pictures.json").read_text()
+    scratch.write("outside.pictures.json", approved.replace("2.0", "7.0"))
+    scratch.write("outside.py", "# snippet: curves loss\n\nloss = [7.0, 1.0]\n")
+    scratch.write("docs/outside.md", "# Outside\n\n{{ run ../outside.py }}\n")
     code, log = scratch.build()
     assert code != 0
     assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
     assert "snippets/new/graph.py:1: no approved picture data yet: snippets/new/graph.pictures.json is missing" in log
+    assert "docs/outside.md:3: snippets/../outside.py:1: '../outside.py' resolves to" in log, log[-3000:]
+    # every picture drawn but the graphs (labelled after their snippets; their layout's coordinates hold "7.0")
+    svgs = [svg.read_text() for svg in (scratch.root / ".cache").rglob("*.svg")]
+    drawn = [svg for svg in svgs if not re.search(r'aria-labelledby="pic-(page|new)-graph-\d+-title', svg)]
+    assert len(svgs) - len(drawn) == 3 and drawn, svgs  # graph.py at x = 2 and x = 3, new/graph.py; the curves
+    assert not any(">7<" in svg or "7.0" in svg for svg in drawn), drawn
+    (scratch.root / "docs/outside.md").unlink()
     code, log = scratch.accept()
     assert code == 0, log
     assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()

@@ -612,23 +612,6 @@ def test_without_user_namespaces_the_build_says_once_what_is_off(project, tmp_pa
     assert _processes_in(project.root) == []
 
 
-def test_pictures_come_only_from_inside_the_snippets_folder(scratch):
-    """A build draws pictures from their approved data: never from a ``.pictures.json`` that an
-    include pointing outside ``snippets/`` would name."""
-    scratch.write("snippets/page/curve.py", "# snippet: curves loss\n\nloss = [2.0, 1.0]\n")
-    scratch.write("docs/index.md", "# Page\n\n{{ run page/curve.py }}\n")
-    code, log = scratch.accept()
-    assert code == 0, log
-    approved = (scratch.root / "snippets/page/curve.pictures.json").read_text()
-    scratch.write("outside.pictures.json", approved.replace("2.0", "7.0"))  # drawable, and outside
-    scratch.write("outside.py", "# snippet: curves loss\n\nloss = [7.0, 1.0]\n")
-    scratch.write("docs/index.md", "# Page\n\n{{ run page/curve.py }}\n\n{{ run ../outside.py }}\n")
-    code, log = scratch.build()
-    assert code != 0 and "outside" in log, log[-2000:]
-    drawn = [svg.read_text() for svg in (scratch.root / ".cache").rglob("*.svg")]
-    assert not any(">7<" in svg or "7.0" in svg for svg in drawn), drawn
-
-
 # -- issue 38: no snippet speaks for another, in a real `make site` --------------------------------
 
 FORGER = """
