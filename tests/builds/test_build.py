@@ -170,9 +170,10 @@ def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
     assert scratch.build()[0] == 0
 
 
-# A page that shows one picture twice, indented: inside a tab and inside an admonition.
+# A page that shows one picture twice, indented: inside a tab and inside an admonition. The worker
+# imports torch once (preload), not each of the project's snippets in turn.
 TABS_CONFIG = (
-    MINIMAL_CONFIG
+    MINIMAL_CONFIG.replace("preload: []", "preload: [torch]")
     + "markdown_extensions:\n  - admonition\n  - pymdownx.superfences\n"
     + "  - pymdownx.tabbed:\n      alternate_style: true\n"
 )
