@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from real_chapter import ROOT
-from throwaway import GRAPH_SNIPPET
 
 from devtools.scratch import ENV, MINIMAL_CONFIG, ScratchProject, free_port
 
@@ -105,7 +104,16 @@ def served(scratch, tmp_path):
 
 
 def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_at_once(served, scratch):
+    """Also, of the same server: its execution report at a URL of its own beside the site, and SIGTERM
+    leaving no scratch folder (these were test_fast_builds.py's
+    test_make_serve_serves_the_execution_report_at_a_url_of_its_own and
+    test_sigterm_stops_make_serve_and_leaves_no_scratch_folder)."""
     served.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+    assert any(name.startswith("snippet-runner-") for name in served.left_behind())  # the worker's, while it runs
+    report = served.url("_build/execution-report.html")
+    status, body = fetch(report)
+    assert status == 200 and "<h1>Execution report</h1>" in body and "snippets/page/hello.py" in body
+    assert f"Execution report served at {report}" in served.log.read_text()
 
     # A new page with a new example, which has no approved output yet
     scratch.write("docs/new.md", "# New\n\nIts first example:\n\n{{ run new/first.py }}\n")
@@ -137,24 +145,8 @@ def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_
     served.until("", lambda status, body: status == 200 and "hello" in body, "the page after the fix")
     assert fetch(served.url("new/"))[0] == 200
 
-
-def test_sigterm_stops_make_serve_and_leaves_no_scratch_folder(served):
-    served.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
-    assert any(name.startswith("snippet-runner-") for name in served.left_behind())  # the worker's, while it runs
     served.terminate()
     assert served.left_behind() == []
-
-
-def test_a_build_removes_the_scratch_folders_of_builds_that_are_gone(scratch, tmp_path):
-    tmp = tmp_path / "tmp"
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
-    (tmp / f"snippet-runner-{gone.pid}-x1y2z3" / "snippet-abc").mkdir(parents=True)
-    alive = tmp / f"snippet-runner-{os.getpid()}-a1b2c3"  # this process's: a build still running
-    alive.mkdir()
-    code, log = scratch.build(TMPDIR=str(tmp))
-    assert code == 0, log
-    assert sorted(os.listdir(tmp)) == [alive.name]
 
 
 def validation_settings() -> str:
@@ -165,60 +157,27 @@ def validation_settings() -> str:
 
 
 def test_make_site_fails_on_a_link_to_a_missing_anchor_naming_the_page_the_link_and_the_anchor(tmp_path):
-    project = ScratchProject.minimal(tmp_path, MINIMAL_CONFIG + validation_settings())
+    project = ScratchProject.minimal(tmp_path / "project", MINIMAL_CONFIG + validation_settings())
     project.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
     project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain-graph).\n\n{{ run page/hello.py }}\n")
     code, log = project.build()
     assert code != 0
     assert "'index.md'" in log and "'other.md#retain-graph'" in log and "'#retain-graph'" in log, log
-    assert not (tmp_path / "site").exists()
+    assert not (project.root / "site").exists()
 
     project.write("docs/index.md", "# Page\n\nSee [retain_graph](other.md#retain_graph).\n\n{{ run page/hello.py }}\n")
-    code, log = project.build()
+
+    # The build that passes also removes the scratch folders of builds that are gone (this was
+    # test_a_build_removes_the_scratch_folders_of_builds_that_are_gone, with a build of its own)
+    tmp = tmp_path / "tmp"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (tmp / f"snippet-runner-{gone.pid}-x1y2z3" / "snippet-abc").mkdir(parents=True)
+    alive = tmp / f"snippet-runner-{os.getpid()}-a1b2c3"  # this process's: a build still running
+    alive.mkdir()
+    code, log = project.build(TMPDIR=str(tmp))
     assert code == 0, log
-
-
-def test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it(scratch):
-    """An example that gains a picture has no approved picture data: serve's build (warn) draws it
-    from the run under the notice, which names the file ``make accept`` writes; ``make site`` fails."""
-    scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
-    plain = GRAPH_SNIPPET.replace("# snippet: graph y\n", "")
-    scratch.write("snippets/page/graph.py", plain.format(x="2.0"))
-    code, log = scratch.accept()
-    assert code == 0 and not (scratch.root / "snippets/page/graph.pictures.json").exists(), log
-    scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))  # the output stays the same
-
-    code, log = scratch.build(SNIPPETS_APPROVAL="warn")
-    assert code == 0, log
-    page = (scratch.root / "site" / "index.html").read_text()
-    assert "x.grad = 60" in page and 'class="snippet-picture-svg"' in page  # drawn from this run
-    notice = page[page.index('<p class="admonition-title">Output not yet approved</p>') :]
-    assert "no approved <code>snippets/page/graph.pictures.json</code> yet" in notice
-    assert "writes <code>snippets/page/graph.pictures.json</code>" in notice
-    assert "graph.out" not in notice[: notice.index("</div>")]  # the output itself is approved
-
-    code, log = scratch.build()
-    assert code != 0
-    assert "snippets/page/graph.py:1: no approved picture data yet: snippets/page/graph.pictures.json is missing" in log
-
-
-def test_any_failed_rebuild_answers_every_page_with_its_warnings_instead_of_hanging(tmp_path):
-    """Not only a snippet: a rebuild that MkDocs fails (here a link to a missing anchor, under
-    ``strict``) gives every page an error page that lists the warnings, until a rebuild succeeds."""
-    project = ScratchProject.minimal(tmp_path / "project", CONFIG + validation_settings())
-    project.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
-    server = Served(project, tmp_path / "tmp", tmp_path / "serve.log")
-    try:
-        server.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
-        # a link within the page: a dirty rebuild checks links to the pages it renders again
-        project.write("docs/other.md", "# Other\n\nSee [below](#no-such-heading).\n")
-        _, body = server.until("other/", lambda status, body: status == 500, "the error page")
-        assert "contains a link &#x27;#no-such-heading&#x27;, but there is no such anchor on this page" in body
-        assert fetch(server.url(""))[0] == 500  # every page, at once
-        project.write("docs/other.md", "# Other\n\nSee [below](#below).\n\n## Below\n")
-        server.until("other/", lambda status, body: status == 200, "the page after the fix")
-    finally:
-        server.terminate()
+    assert sorted(os.listdir(tmp)) == [alive.name]
 
 
 def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path):
@@ -236,10 +195,10 @@ def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path)
     )
     try:
         deadline = time.monotonic() + START_DEADLINE
-        while not any(name.startswith("snippet-runner-") for name in os.listdir(tmp)):
+        while not list(tmp.glob("snippet-runner-*/snippet-*")):  # the worker's sandbox, made when it is ready
             assert build.poll() is None and time.monotonic() < deadline, build.stdout.read() if build.stdout else ""
             time.sleep(0.1)
-        time.sleep(1)  # the worker is running the snippet by now, most likely
+        time.sleep(0.5)  # the ready worker forks the snippet at once: by now it is sleeping
         os.killpg(build.pid, signal.SIGTERM)
         out, _ = build.communicate(timeout=60)
     finally:
@@ -250,8 +209,14 @@ def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path)
     assert os.listdir(tmp) == []
 
 
-def test_make_serve_starts_with_a_new_example_and_a_broken_one(scratch, tmp_path):
-    """At start-up too: neither a new example nor a failing one ends ``make serve``."""
+def test_make_serve_starts_with_a_new_example_and_a_broken_one_and_any_failed_rebuild_answers_at_once(tmp_path):
+    """At start-up too: neither a new example nor a failing one ends ``make serve``. Then, not only a
+    snippet: a rebuild that MkDocs fails (here a link to a missing anchor, under ``strict``) gives
+    every page an error page that lists the warnings, until a rebuild succeeds (this was
+    test_any_failed_rebuild_answers_every_page_with_its_warnings_instead_of_hanging, with a server
+    of its own)."""
+    scratch = ScratchProject.minimal(tmp_path / "project", CONFIG + validation_settings())
+    scratch.write("docs/other.md", "# Other\n\n## retain_graph\n\nText.\n")
     scratch.write("docs/new.md", "# New\n\n{{ run new/first.py }}\n")
     scratch.write("snippets/new/first.py", "print(6 * 7)\n")
     scratch.write("snippets/page/hello.py", "print('hello'\n")
@@ -262,5 +227,14 @@ def test_make_serve_starts_with_a_new_example_and_a_broken_one(scratch, tmp_path
         scratch.write("snippets/page/hello.py", "print('hello')\n")
         _, page = server.until("new/", lambda status, body: status == 200, "the new page")
         assert re.search(r"<code>42\n?</code>", page) and "Output not yet approved" in page
+        server.until("", lambda status, body: status == 200 and "hello" in body, "the first page")
+
+        # a link within the page: a dirty rebuild checks links to the pages it renders again
+        scratch.write("docs/other.md", "# Other\n\nSee [below](#no-such-heading).\n")
+        _, body = server.until("other/", lambda status, body: status == 500, "the MkDocs error page")
+        assert "contains a link &#x27;#no-such-heading&#x27;, but there is no such anchor on this page" in body
+        assert fetch(server.url(""))[0] == 500  # every page, at once
+        scratch.write("docs/other.md", "# Other\n\nSee [below](#below).\n\n## Below\n")
+        server.until("other/", lambda status, body: status == 200, "the page after the fix")
     finally:
         server.terminate()

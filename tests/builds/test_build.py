@@ -4,6 +4,8 @@ Each bad input must stop the build with one message naming the page line and the
 file:line, and leave the previous site/ untouched.
 """
 
+import re
+
 import pytest
 from browser.player import approved, expected, figure_id, listed_steps
 from throwaway import GRAPH_SNIPPET
@@ -11,12 +13,11 @@ from throwaway import GRAPH_SNIPPET
 from devtools.scratch import MINIMAL_CONFIG, serving
 
 
-def test_good_build_shows_code_and_output(scratch):
-    code, log = scratch.build()
-    assert code == 0, log
-    html = (scratch.root / "site" / "index.html").read_text()
+def test_good_build_shows_code_and_output(built_minimal):
+    """The build every ``built`` copy below starts from (conftest.py), checked here once."""
+    html = (built_minimal.root / "site" / "index.html").read_text()
     assert "snippets/page/hello.py" in html and "snippet-output" in html
-    assert "snippets: 1 run, 0 from cache" in log
+    assert "snippets: 1 run, 0 from cache" in built_minimal.log
 
 
 def test_second_build_runs_nothing_and_an_edit_reruns_one(scratch):
@@ -66,8 +67,8 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(scratch, case):
-    assert scratch.build()[0] == 0
+def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(built, case):
+    scratch = built  # a good site/ built
     before = (scratch.root / "site" / "index.html").read_text()
     include, code, expected = BAD_INPUTS[case]
     if code is not None:
@@ -81,12 +82,18 @@ def test_bad_input_fails_with_one_clear_message_and_keeps_the_old_site(scratch, 
     assert not list(scratch.root.glob("site.staging-*"))
 
 
-def test_changed_output_fails_the_build_with_a_diff(scratch):
+def test_changed_output_fails_the_build_with_a_diff_and_reverting_the_cause_is_enough(built):
+    """A failure is never cached: once the cause is reverted the build passes, no ``rm -rf .cache``
+    needed (this was test_safety.py's test_a_failure_is_never_cached_so_reverting_the_cause_is_enough)."""
+    scratch = built  # a good site/ built
     scratch.write("snippets/page/hello.py", "print('hello, changed')\n")
     status, log = scratch.build()
     assert status != 0
     assert "docs/index.md:5: snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out" in log
     assert "-hello\n+hello, changed" in log
+    scratch.write("snippets/page/hello.py", "print('hello')\n")
+    code, log = scratch.build()
+    assert code == 0, log
 
 
 def test_serve_mode_shows_unapproved_output_with_a_warning(scratch):
@@ -163,28 +170,82 @@ def test_make_accept_rewrites_expectations_from_fresh_runs(scratch):
     assert scratch.build()[0] == 0
 
 
+# A page that shows one picture twice, indented: inside a tab and inside an admonition. The worker
+# imports torch once (preload), not each of the project's snippets in turn.
+TABS_CONFIG = (
+    MINIMAL_CONFIG.replace("preload: []", "preload: [torch]")
+    + "markdown_extensions:\n  - admonition\n  - pymdownx.superfences\n"
+    + "  - pymdownx.tabbed:\n      alternate_style: true\n"
+)
+TABS_PAGE = '# Boxes\n\n=== "Tab"\n\n    {{ run boxes/curve.py }}\n\n!!! note\n\n    {{ run boxes/curve.py }}\n'
+CURVE_SNIPPET = "# snippet: curves loss\n\nloss = [2.0, 1.0]\n"
+
+
 def test_a_graph_picture_shows_the_new_gradient_after_its_input_changes(scratch):
     """The picture on the built page is drawn from the run: change x, and the page's graph (its
     SVG text and its caption) and the steps listed under it, which the player steps through, show
-    the new gradient, once approved; a warm build draws nothing."""
+    the new gradient, once approved; a warm build draws nothing.
+
+    The same builds show, on a page of their own, that a picture inside a tab or an admonition stays
+    a picture: pictures pass through Python-Markdown's HTML stash, so indentation cannot turn them
+    into a code block or escaped text (this was test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture).
+
+    And on a third page, an example that gains a picture has no approved picture data: serve's build
+    (warn) draws it from the run under the notice, which names the file ``make accept`` writes;
+    ``make site`` fails (this was test_author_serve.py's
+    test_a_new_picture_previews_under_the_notice_and_make_site_refuses_it). And a build draws pictures
+    from their approved data, never from a ``.pictures.json`` that an include pointing outside
+    ``snippets/`` would name (this was test_safety.py's test_pictures_come_only_from_inside_the_snippets_folder)."""
+    scratch.write("mkdocs.yml", TABS_CONFIG)
+    scratch.write("docs/boxes.md", TABS_PAGE)
+    scratch.write("snippets/boxes/curve.py", CURVE_SNIPPET)
     scratch.write("docs/index.md", "# Page\n\n{{ run page/graph.py }}\n")
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="2.0"))
+    scratch.write("docs/new.md", "# New\n\n{{ run new/graph.py }}\n")
+    scratch.write("snippets/new/graph.py", GRAPH_SNIPPET.replace("# snippet: graph y\n", "").format(x="2.0"))
     code, log = scratch.accept()
-    assert code == 0, log
+    assert code == 0 and not (scratch.root / "snippets/new/graph.pictures.json").exists(), log
     code, log = scratch.build()
     assert code == 0, log
-    assert "pictures: 1 drawn" in log
+    assert "pictures: 2 drawn" in log  # the graph and the curves (drawn once, shown twice)
+    boxes = (scratch.root / "site" / "boxes" / "index.html").read_text()
+    assert boxes.count('<figure class="snippet-picture snippet-picture-curves"') == 2
+    assert "&lt;svg" not in boxes and "&lt;figure" not in boxes
+    tab = boxes[boxes.index('class="tabbed-block"') :]
+    assert tab.index("<figure") < tab.index('class="admonition note"')  # the first one is inside the tab
     page = (scratch.root / "site" / "index.html").read_text()
     figure = page[page.index('<figure class="snippet-picture') : page.index("</figure>")]
     assert ">x = 2</text>" in figure and ">leaf · .grad = 60</text>" in figure and "x.grad = 60" in figure
     before = steps_as_approved(scratch, page)
-    code, log = scratch.build(force=True)  # the picture comes from the drawing cache: nothing is drawn
-    assert code == 0 and "snippets: 0 run, 1 from cache" in log and "pictures: 0 drawn" in log
+    code, log = scratch.build(force=True)  # the pictures come from the drawing cache: nothing is drawn
+    assert code == 0 and "snippets: 0 run, 3 from cache" in log and "pictures: 0 drawn" in log
 
     scratch.write("snippets/page/graph.py", GRAPH_SNIPPET.format(x="3.0"))
+    scratch.write("snippets/new/graph.py", GRAPH_SNIPPET.format(x="2.0"))  # its output stays the same
+    code, log = scratch.build(SNIPPETS_APPROVAL="warn")
+    assert code == 0, log
+    new = (scratch.root / "site" / "new" / "index.html").read_text()
+    assert "x.grad = 60" in new and 'class="snippet-picture-svg"' in new  # drawn from this run
+    notice = new[new.index('<p class="admonition-title">Output not yet approved</p>') :]
+    assert "no approved <code>snippets/new/graph.pictures.json</code> yet" in notice
+    assert "writes <code>snippets/new/graph.pictures.json</code>" in notice
+    assert "graph.out" not in notice[: notice.index("</div>")]  # the output itself is approved
+    # a page that includes a file outside snippets/ with drawable picture data beside it
+    approved = (scratch.root / "snippets/boxes/curve.pictures.json").read_text()
+    scratch.write("outside.pictures.json", approved.replace("2.0", "7.0"))
+    scratch.write("outside.py", "# snippet: curves loss\n\nloss = [7.0, 1.0]\n")
+    scratch.write("docs/outside.md", "# Outside\n\n{{ run ../outside.py }}\n")
     code, log = scratch.build()
     assert code != 0
     assert "docs/index.md:3: snippets/page/graph.py:1: output differs from the approved snippets/page/graph.out" in log
+    assert "snippets/new/graph.py:1: no approved picture data yet: snippets/new/graph.pictures.json is missing" in log
+    assert "docs/outside.md:3: snippets/../outside.py:1: '../outside.py' resolves to" in log, log[-3000:]
+    # every picture drawn but the graphs (labelled after their snippets; their layout's coordinates hold "7.0")
+    svgs = [svg.read_text() for svg in (scratch.root / ".cache").rglob("*.svg")]
+    drawn = [svg for svg in svgs if not re.search(r'aria-labelledby="pic-(page|new)-graph-\d+-title', svg)]
+    assert len(svgs) - len(drawn) == 3 and drawn, svgs  # graph.py at x = 2 and x = 3, new/graph.py; the curves
+    assert not any(">7<" in svg or "7.0" in svg for svg in drawn), drawn
+    (scratch.root / "docs/outside.md").unlink()
     code, log = scratch.accept()
     assert code == 0, log
     assert '"grad": "78"' in (scratch.root / "snippets/page/graph.pictures.json").read_text()
@@ -209,31 +270,3 @@ def steps_as_approved(scratch, page: str) -> list[str]:
         }, number
         assert [w for w in step["words"] if w not in seen["text"]] == [], (number, seen["text"])
     return [seen["text"] for seen in listed]
-
-
-def test_a_picture_inside_a_tab_or_an_admonition_stays_a_picture(scratch):
-    """Pictures pass through Python-Markdown's HTML stash, so indentation cannot turn them into a
-    code block or escaped text."""
-    scratch.write(
-        "mkdocs.yml",
-        MINIMAL_CONFIG
-        + "markdown_extensions:\n  - admonition\n  - pymdownx.superfences\n"
-        + "  - pymdownx.tabbed:\n      alternate_style: true\n",
-    )
-    scratch.write(
-        "docs/index.md",
-        '# Page\n\n=== "Tab"\n\n    {{ run page/curve.py }}\n\n!!! note\n\n    {{ run page/curve.py }}\n',
-    )
-    scratch.write(
-        "snippets/page/curve.py",
-        "# snippet: curves loss\n\nloss = [2.0, 1.0]\n",
-    )
-    code, log = scratch.accept()
-    assert code == 0, log
-    code, log = scratch.build()
-    assert code == 0, log
-    page = (scratch.root / "site" / "index.html").read_text()
-    assert page.count('<figure class="snippet-picture snippet-picture-curves"') == 2
-    assert "&lt;svg" not in page and "&lt;figure" not in page
-    tab = page[page.index('class="tabbed-block"') :]
-    assert tab.index("<figure") < tab.index('class="admonition note"')  # the first one is inside the tab

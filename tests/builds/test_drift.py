@@ -141,26 +141,28 @@ def test_the_same_environment_records_everything_identical(project):
     assert {e["result"] for e in data["snippets"].values()} == {"identical"}
 
 
-def test_a_declared_error_that_no_longer_happens_is_a_changed_error(project):
+def test_a_declared_error_that_no_longer_happens_is_a_changed_error_and_one_that_now_hangs_a_new_error(project):
+    """Two declared errors in one record: boom.py no longer raises under the other torch, and a
+    second example, hangs.py, now loops until its timeout (these were two tests, each with its own
+    accept and record: test_a_declared_error_snippet_that_now_hangs_is_a_new_error the second)."""
     (project.root / "snippets/other/boom.py").write_text(
         "# snippet: raises RuntimeError: boom\n"
         f"import os\nif not os.environ.get('{FAKE}'):\n    raise RuntimeError('boom')\n"
     )
-    project.accept("other/boom.py")
-    entry = record_fake(project)["snippets"]["other/boom.py"]
-    assert entry["result"] == "error-changed"
-    assert "declared to raise RuntimeError: boom but finished without an exception" in entry["message"]
-
-
-def test_a_declared_error_snippet_that_now_hangs_is_a_new_error(project):
-    (project.root / "snippets/other/boom.py").write_text(
+    (project.root / "snippets/other/hangs.py").write_text(
         "# snippet: raises RuntimeError: boom\n# snippet: timeout 1\n"
         f"import os\nwhile os.environ.get('{FAKE}'): pass\nraise RuntimeError('boom')\n"
     )
-    project.accept("other/boom.py")
-    entry = record_fake(project)["snippets"]["other/boom.py"]
-    assert entry["result"] == "new-error"
-    assert entry["message"].startswith("timed out after 1 s")
+    other = project.root / "docs/other.md"
+    other.write_text(other.read_text() + "\n{{ run other/hangs.py }}\n")
+    project.accept("other/boom.py", "other/hangs.py")
+    entries = record_fake(project)["snippets"]
+    assert entries["other/boom.py"]["result"] == "error-changed"
+    assert (
+        "declared to raise RuntimeError: boom but finished without an exception" in entries["other/boom.py"]["message"]
+    )
+    assert entries["other/hangs.py"]["result"] == "new-error"
+    assert entries["other/hangs.py"]["message"].startswith("timed out after 1 s")
 
 
 def test_rerunning_one_version_replaces_only_its_own_record(recorded):

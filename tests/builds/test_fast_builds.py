@@ -89,8 +89,8 @@ def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     assert "Converting notebook" in log and "lesson two" in page.read_text()
 
 
-def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(scratch):
-    assert scratch.build()[0] == 0
+def test_a_corrupt_cache_entry_is_discarded_with_a_notice_and_rebuilt(built):
+    scratch = built  # built, so its snippet cache holds hello.py's result
     for entry in (scratch.root / ".cache" / "snippets").rglob("*.json"):
         entry.write_text('{"outputs": ["wrong output\\n"], "id"')  # truncated mid-write
     code, log = scratch.build(force=True)  # the cache is not an input: nothing else changed
@@ -140,13 +140,13 @@ def test_a_build_records_what_it_left_while_its_site_is_locked_in_place(tmp_path
     assert held == [True, "new"]
 
 
-def test_a_site_that_changes_while_it_is_checked_is_not_current(scratch, monkeypatch):
+def test_a_site_that_changes_while_it_is_checked_is_not_current(built_minimal, monkeypatch):
     from snippet_runner.site import skip as unchanged
 
-    assert scratch.build()[0] == 0
-    site_dir = scratch.root / "site"
-    key = json.loads(next((scratch.root / unchanged.RECORDS).glob("*.json")).read_text())["key"]
-    assert unchanged.is_current(scratch.root, site_dir, key)
+    root = built_minimal.root  # built once (conftest.py), only read here
+    site_dir = root / "site"
+    key = json.loads(next((root / unchanged.RECORDS).glob("*.json")).read_text())["key"]
+    assert unchanged.is_current(root, site_dir, key)
     real_stat = unchanged.os.stat
 
     def vanishing(path, *args, **kwargs):  # another build's swap removes a file mid-listing
@@ -155,7 +155,7 @@ def test_a_site_that_changes_while_it_is_checked_is_not_current(scratch, monkeyp
         return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(unchanged.os, "stat", vanishing)
-    assert unchanged.is_current(scratch.root, site_dir, key) is False
+    assert unchanged.is_current(root, site_dir, key) is False
 
 
 def test_every_build_writes_an_execution_report_slowest_first_outside_the_site(scratch):
@@ -175,43 +175,6 @@ def test_every_build_writes_an_execution_report_slowest_first_outside_the_site(s
     assert scratch.build(force=True)[0] == 0
     report = (scratch.root / where).read_text()
     assert report.count("<td>cache</td>") == 2
-
-
-def test_make_serve_serves_the_execution_report_at_a_url_of_its_own(scratch):
-    import subprocess
-    import sys
-    import time
-    import urllib.error
-    import urllib.request
-
-    from devtools.scratch import ENV, free_port
-
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "snippet_runner", "serve", "--dev-addr", f"127.0.0.1:{port}"],  # `make serve`
-        cwd=scratch.root,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/_build/execution-report.html"
-    try:
-        deadline, body = time.monotonic() + 120, None
-        while body is None and time.monotonic() < deadline and server.poll() is None:
-            try:
-                with urllib.request.urlopen(url, timeout=5) as response:
-                    body = response.read().decode()
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.3)
-        assert body is not None, f"not served at {url}"
-        assert "<h1>Execution report</h1>" in body and "snippets/page/hello.py" in body
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-            assert "hello" in response.read().decode()  # the site itself is served as before
-    finally:
-        server.terminate()
-        _, err = server.communicate(timeout=30)
-    assert f"Execution report served at {url}" in err, err
 
 
 def test_a_build_with_nothing_changed_is_skipped_and_any_changed_input_builds(scratch):
