@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,3 +157,26 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def site_build_running_a_snippet(root: Path, tmp: Path, deadline: float = 120) -> subprocess.Popen:
+    """``make site`` in ``root`` (its own process group, its own ``TMPDIR`` ``tmp``), returned once
+    its worker has made the sandbox folder of a snippet, and half a second more: the ready worker
+    forks the snippet at once, so by then the snippet is running (the tests that interrupt a build)."""
+    build = subprocess.Popen(
+        [sys.executable, "-m", "snippet_runner", "site"],
+        cwd=root,
+        env={**ENV, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    until = time.monotonic() + deadline
+    while not list(tmp.glob("snippet-runner-*/snippet-*")):
+        if build.poll() is not None or time.monotonic() > until:
+            build.kill()
+            raise AssertionError(f"no worker started:\n{build.communicate()[0]}")
+        time.sleep(0.1)
+    time.sleep(0.5)
+    return build

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from real_chapter import ROOT
 
-from devtools.scratch import ENV, MINIMAL_CONFIG, ScratchProject, free_port
+from devtools.scratch import ENV, MINIMAL_CONFIG, ScratchProject, free_port, site_build_running_a_snippet
 
 START_DEADLINE = 120  # seconds before a server that never answers counts as failed
 REQUEST_TIMEOUT = 10  # seconds a request may take before it counts as hanging
@@ -184,21 +184,8 @@ def test_sigterm_stops_make_site_and_leaves_no_scratch_folder(scratch, tmp_path)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     scratch.write("snippets/page/hello.py", "import time\n\ntime.sleep(60)\nprint('hello')\n")
-    build = subprocess.Popen(
-        [sys.executable, "-m", "snippet_runner", "site"],
-        cwd=scratch.root,
-        env={**ENV, "TMPDIR": str(tmp)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    build = site_build_running_a_snippet(scratch.root, tmp, START_DEADLINE)
     try:
-        deadline = time.monotonic() + START_DEADLINE
-        while not list(tmp.glob("snippet-runner-*/snippet-*")):  # the worker's sandbox, made when it is ready
-            assert build.poll() is None and time.monotonic() < deadline, build.stdout.read() if build.stdout else ""
-            time.sleep(0.1)
-        time.sleep(0.5)  # the ready worker forks the snippet at once: by now it is sleeping
         os.killpg(build.pid, signal.SIGTERM)
         out, _ = build.communicate(timeout=60)
     finally:

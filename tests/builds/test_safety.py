@@ -22,13 +22,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from devtools.scratch import ENV
+from devtools.scratch import ENV, site_build_running_a_snippet
 
 # A write from C code (libc's open), which Python's audit hook does not see.
 _C_OPEN = "import ctypes\nimport os\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -342,21 +341,8 @@ def test_ctrl_c_during_a_build_leaves_the_old_site_and_no_staging_folder(project
     tmp = tmp_path / "tmp"  # the build's own TMPDIR, where its worker makes its sandbox's folder
     tmp.mkdir()
     project.outside_before = _outside(tmp_path)
-    build = subprocess.Popen(
-        [sys.executable, "-m", "snippet_runner", "site"],  # `make site`
-        cwd=project.root,
-        env={**ENV, "TMPDIR": str(tmp)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while not list(tmp.glob("snippet-runner-*/snippet-*")):
-        assert build.poll() is None and time.monotonic() < deadline, "no worker started"
-        time.sleep(0.1)
+    build = site_build_running_a_snippet(project.root, tmp)  # `make site`
     assert list(project.root.glob("site.staging-*")), "no build under way"
-    time.sleep(0.5)  # the worker is ready and forks the snippet at once: by now it is sleeping
     os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     log, _ = build.communicate(timeout=60)
     assert build.returncode != 0
