@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner import defaults
+from snippet_runner.errors import SetupError
 from snippet_runner.markdown.run_lines import find_includes
 
 PLUGIN = defaults.PLUGIN
@@ -89,11 +90,15 @@ class Project:
     def load(cls, config_file: Path | str = "mkdocs.yml") -> Project:
         """Read and validate ``mkdocs.yml`` exactly as a build does (plugins included)."""
         from mkdocs.config import load_config
+        from mkdocs.exceptions import ConfigurationError
 
-        config = load_config(str(config_file))
+        try:  # a missing file, bad YAML, or a setting MkDocs refuses: its own message, no traceback
+            config = load_config(str(config_file))
+        except ConfigurationError as error:
+            raise SetupError(str(config_file), str(error)) from None
         plugin = config.plugins.get(PLUGIN)
         if plugin is None:
-            raise ValueError(f"{config_file} does not list the {PLUGIN} plugin")
+            raise SetupError(str(config_file), f"does not list the {PLUGIN} plugin")
         return cls.from_config(config, plugin.config)
 
     # -- names -------------------------------------------------------------------------------

@@ -270,3 +270,25 @@ def steps_as_approved(scratch, page: str) -> list[str]:
         }, number
         assert [w for w in step["words"] if w not in seen["text"]] == [], (number, seen["text"])
     return [seen["text"] for seen in listed]
+
+
+BAD_CONFIGS = {  # mkdocs.yml as written -> the one line every command prints
+    "bad YAML": (
+        "site_name: x\nplugins: [\n",
+        "error: mkdocs.yml: MkDocs encountered an error parsing the configuration file",
+    ),
+    "no plugin": ("site_name: x\n", "error: mkdocs.yml: does not list the snippet-runner plugin"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CONFIGS))
+def test_a_broken_mkdocs_yml_stops_every_command_with_one_message_and_keeps_the_old_site(built, case):
+    """mkdocs.yml is input like a page: YAML MkDocs cannot parse, or a config without the plugin,
+    gives `make site` and `make accept` one line naming the file, not a traceback of the engine."""
+    before = (built.root / "site" / "index.html").read_text()
+    text, expected = BAD_CONFIGS[case]
+    built.write("mkdocs.yml", text)
+    for command in (["site"], ["accept"]):
+        status, out, err = built.run_split("-m", "snippet_runner", *command)
+        assert status == 1 and err.startswith(expected) and "Traceback" not in out + err, (command, out, err)
+    assert (built.root / "site" / "index.html").read_text() == before
