@@ -39,8 +39,9 @@ Beside axe, one check of our own runs in the same page: every image and figure h
 alternative, the drawn diagrams included (Mermaid draws them into shadow roots, which the test
 context opens; axe's own ``svg-img-alt`` only looks at ``role="img"``).
 
-Economy: each page is loaded and rendered (math, diagrams, fonts) once, in a context whose system
-preference is light, at the desktop width, and taken through ``steps_of(path)``: audited, narrowed
+Economy: each page is loaded and rendered (math, diagrams, fonts) once, in a tab whose system
+preference is light, at the desktop width (a tab goes on to the next page, as a reader's does, with
+nothing stored kept), and taken through ``steps_of(path)``: audited, narrowed
 to the phone width, switched to the dark palette with the header's toggle, as a reader would,
 widened, and switched back to light at the phone width. With ``layout``, layout.py's checks run at
 each width of the light palette, on the reading pages. A few pages go through this side by side,
@@ -176,8 +177,9 @@ def new_context(browser, scheme: str, width: str = "desktop", root: str = "file:
         browser, root, viewport=WIDTHS[width], color_scheme=SCHEMES[scheme], is_mobile=phone, has_touch=phone
     )
     # Material keeps the palette a reader chose in localStorage, for every page of the site; each
-    # page under audit starts as a first visit does, in the palette of the system preference.
-    context.add_init_script("localStorage.clear()")
+    # page under audit starts as a first visit does, in the palette of the system preference (the
+    # audit's tabs go from page to page: nothing a page stored may reach the next).
+    context.add_init_script("localStorage.clear(); sessionStorage.clear()")
     return context
 
 
@@ -342,13 +344,19 @@ def audit_pages(
     assert cache is None or chrome_pages is CHROME_PAGES, "the cache knows CHROME_PAGES (in audit.py's code) only"
     results: dict[tuple[str, str, str], dict] = {}
     paths = [path for path in paths if not (cache and _from_cache(cache, path, results))]
-    for i in range(0, len(paths), AT_ONCE):
-        # A context per page: two pages of one context are two tabs of one window, and the one in
-        # the background got its animation frames late (a batch of two took half as long again).
-        contexts = [new_context(browser, "light", root=root) for _ in paths[i : i + AT_ONCE]]
-        batch = [(path, context.new_page()) for path, context in zip(paths[i : i + AT_ONCE], contexts)]
-        try:
-            for path, page in batch:
+    # A context per page of a batch: two pages of one context are two tabs of one window, and the
+    # one in the background got its animation frames late (a batch of two took half as long again).
+    # Each context's one tab then goes on to its next page, as a reader's tab does (a new context per
+    # page cost more: dev/measurements.md); the palette and width are put back first, and the init
+    # script clears the stored palette on every load, so each page starts as a first visit does.
+    contexts = [new_context(browser, "light", root=root) for _ in paths[:AT_ONCE]]
+    tabs = [context.new_page() for context in contexts]
+    try:
+        for i in range(0, len(paths), AT_ONCE):
+            batch = list(zip(paths[i : i + AT_ONCE], tabs))
+            for (path, page), context in zip(batch, contexts):
+                context.recorder.urls.clear()  # from here on, this page's requests
+                page.emulate_media(color_scheme=SCHEMES["light"])
                 page.set_viewport_size(WIDTHS["desktop"])
                 page.goto(root + path, wait_until="commit")
             for _, page in batch:
@@ -389,16 +397,16 @@ def audit_pages(
                     if key in state["shots"]:
                         found["screenshot"] = state["shots"][key]
                     _merge(results, key, found)
-            for (path, _), context in zip(batch, contexts, strict=True):
+            for (path, _), context in zip(batch, contexts):
                 for key in [key for key in results if key[2] == path]:
                     results[key]["foreign"] = context.recorder.foreign()  # requests that left the site
                 if cache:
                     mine = {key: r for key, r in results.items() if key[2] == path}
                     shots = {key: Path(r["screenshot"]).read_bytes() for key, r in mine.items() if "screenshot" in r}
                     cache.put(path, context.recorder.urls, mine, shots)
-        finally:
-            for context in contexts:
-                context.close()
+    finally:
+        for context in contexts:
+            context.close()
     return results
 
 
