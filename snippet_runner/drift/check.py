@@ -368,11 +368,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not VERSION.match(args.version):
             raise DriftError(f"TORCH must be a release number such as 2.15.0, not {args.version!r}")
+        Project.load(root / "mkdocs.yml")  # a broken mkdocs.yml is told before torch is installed
         python = args.python or str(ensure_environment(root, args.version, args.index_url))
         started = time.perf_counter()
         data = record(root, python, args.version)
         path = write_record(root / RECORDS_DIR, data)
-    except DriftError as error:
+    except (DriftError, SnippetError) as error:
         print(f"drift: {error}", file=sys.stderr)
         return 2
     print(

@@ -5,6 +5,7 @@ file:line, and leave the previous site/ untouched.
 """
 
 import re
+import sys
 
 import pytest
 from browser.player import approved, expected, figure_id, listed_steps
@@ -272,23 +273,31 @@ def steps_as_approved(scratch, page: str) -> list[str]:
     return [seen["text"] for seen in listed]
 
 
-BAD_CONFIGS = {  # mkdocs.yml as written -> the one line every command prints
+BAD_CONFIGS = {  # mkdocs.yml as written -> what every command says of it, after its own prefix
     "bad YAML": (
         "site_name: x\nplugins: [\n",
-        "error: mkdocs.yml: MkDocs encountered an error parsing the configuration file",
+        "mkdocs.yml: MkDocs encountered an error parsing the configuration file",
     ),
-    "no plugin": ("site_name: x\n", "error: mkdocs.yml: does not list the snippet-runner plugin"),
+    "no plugin": ("site_name: x\n", "mkdocs.yml: does not list the snippet-runner plugin"),
+}
+COMMANDS = {  # python -m ... -> (its exit code, its prefix)
+    ("snippet_runner", "site"): (1, "error: "),
+    ("snippet_runner", "accept"): (1, "error: "),
+    ("snippet_runner", "verify"): (2, "verify: "),
+    ("snippet_runner.drift", "2.13.0", "--python", sys.executable): (2, "drift: "),
 }
 
 
 @pytest.mark.parametrize("case", list(BAD_CONFIGS))
 def test_a_broken_mkdocs_yml_stops_every_command_with_one_message_and_keeps_the_old_site(built, case):
     """mkdocs.yml is input like a page: YAML MkDocs cannot parse, or a config without the plugin,
-    gives `make site` and `make accept` one line naming the file, not a traceback of the engine."""
+    gives `make site`, `make accept`, `make verify` and `make drift` one line naming the file, not a
+    traceback of the engine (drift says so before it would install a torch)."""
     before = (built.root / "site" / "index.html").read_text()
     text, expected = BAD_CONFIGS[case]
     built.write("mkdocs.yml", text)
-    for command in (["site"], ["accept"]):
-        status, out, err = built.run_split("-m", "snippet_runner", *command)
-        assert status == 1 and err.startswith(expected) and "Traceback" not in out + err, (command, out, err)
+    for command, (code, prefix) in COMMANDS.items():
+        status, out, err = built.run_split("-m", *command)
+        assert status == code and err.startswith(prefix) and "Traceback" not in out + err, (command, out, err)
+        assert expected in err.splitlines()[0], (command, err)
     assert (built.root / "site" / "index.html").read_text() == before
