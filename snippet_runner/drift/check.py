@@ -122,10 +122,10 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
 # -- making a record -----------------------------------------------------------------------------
 
 
-def record(root: Path, python: str, label: str) -> dict:
+def record(root: Path, python: str, label: str, project: Project | None = None) -> dict:
     """Run every example under ``python`` and return the record for torch ``label`` (not yet written)."""
     root = Path(root).resolve()
-    project = Project.load(root / "mkdocs.yml")
+    project = project or Project.load(root / "mkdocs.yml")
     snippets_dir = project.snippets_dir
     rels = list(project.shown())
     probe = _probe(python, load=False)
@@ -368,10 +368,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not VERSION.match(args.version):
             raise DriftError(f"TORCH must be a release number such as 2.15.0, not {args.version!r}")
-        Project.load(root / "mkdocs.yml")  # a broken mkdocs.yml is told before torch is installed
+        project = Project.load(root / "mkdocs.yml")  # a broken one is told before torch is installed
         python = args.python or str(ensure_environment(root, args.version, args.index_url))
         started = time.perf_counter()
-        data = record(root, python, args.version)
+        data = record(root, python, args.version, project)
         path = write_record(root / RECORDS_DIR, data)
     except (DriftError, SnippetError) as error:
         print(f"drift: {error}", file=sys.stderr)
