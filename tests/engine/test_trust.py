@@ -224,7 +224,10 @@ def test_no_process_a_snippet_started_outlives_its_run_not_even_a_setsid_chain(w
     for n in range(3):
         write_snippet(f"page/quiet{n}.py", "import time\ntime.sleep(0.05)\nprint('quiet')\n")
     engine.prefetch(["page/escape.py", *(f"page/quiet{n}.py" for n in range(3))])
-    assert engine.run("page/escape.py").output == "escaped\n"
+    # What the chain printed while the snippet still ran is the snippet's own output (on a busy
+    # machine its first echo can come before Python flushes "escaped" at exit); nothing after.
+    own = engine.run("page/escape.py").output.splitlines()
+    assert "escaped" in own and set(own) <= {"escaped", "INTRUDER-4711"}, own
     assert _marked("INTRUDER-4711") == [], "a process the snippet started outlived its run"
     for n in range(3):
         assert engine.run(f"page/quiet{n}.py").output == "quiet\n"
