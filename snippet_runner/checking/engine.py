@@ -352,6 +352,13 @@ def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
             f" with '# snippet: timeout {snippet.timeout * 2:g}' at the top of the file",
             detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
         )
+    if death.exit_code == 0:  # it ended well, but left no account of its run the build accepts (worker.py)
+        raise SnippetError(
+            snippet.loc(),
+            "its run ended, but what its process reported of the run is not what the engine records;"
+            " a snippet must not rewrite the engine's records",
+            detail=death.stack,
+        )
     where = "here" if line else "at a line no stack names"
     raise SnippetError(
         snippet.loc(line or 1),

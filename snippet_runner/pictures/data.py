@@ -1,49 +1,80 @@
 """The shape of a picture's data: what the snippet's process records, the engine approves as
 ``<snippet>.pictures.json`` and caches, and the build draws. One shape each, typed, so the recorder
-and the drawing cannot disagree on a key unnoticed (mypy checks both sides)."""
+and the drawing cannot disagree on a key unnoticed (mypy checks both sides).
+
+It is also the schema the build reads that data by (``running/protocol.py``): the snippet's process
+wrote it, so each string is :class:`Text` of its own grammar (an id one the engine makes, a name an
+identifier, a value what ``record.tensor_text`` prints, free text one bounded line), and
+:data:`SCHEMAS` holds, per kind, the whole-picture checks no field sees alone (an edge names nodes
+that exist)."""
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+import re
+from collections.abc import Callable
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+
+class Text:
+    """A string of at most ``most`` characters that ``pattern`` matches whole (``Annotated`` metadata)."""
+
+    def __init__(self, pattern: str, most: int = 200):
+        self.pattern, self.most = re.compile(pattern), most
+
+    def __call__(self, value: str) -> bool:
+        return len(value) <= self.most and self.pattern.fullmatch(value) is not None
+
+
+IDENTIFIER = r"[^\W\d]\w*"
+TensorId = Annotated[str, Text(r"t\d{1,3}")]
+FunctionId = Annotated[str, Text(r"f\d{1,3}")]
+NodeId = Annotated[str, Text(r"[tf]\d{1,3}")]
+Name = Annotated[str, Text(rf"{IDENTIFIER}(\.\w+)*|\(unnamed( leaf)?\)")]  # a variable, model.0.weight
+ClassName = Annotated[str, Text(IDENTIFIER)]
+Value = Annotated[str, Text(r"[\w .,×+\-\[\]]*")]  # 2, [1, 2], 3×4 values in [-1, 2], inf, nan, 1e+05
+Factor = Annotated[str, Text(r"[\w .,×·^=+\-\[\]()]*")]  # 2u = 20, w = 3, 2·loss^2 = 8, (its input)
+Label = Annotated[str, Text(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]*")]  # free text on one line: escaped where shown
 
 
 class TensorNode(TypedDict):
-    id: str
+    id: TensorId
     type: Literal["tensor"]
-    name: str  # as the snippet names it
+    name: Name  # as the snippet names it
     leaf: bool
-    value: str  # printed as the graph shows it
-    grad: str | None  # .grad after the backward pass: a leaf's, or a kept non-leaf's
+    value: Value  # printed as the graph shows it
+    grad: Value | None  # .grad after the backward pass: a leaf's, or a kept non-leaf's
     grad_kept: NotRequired[bool]  # a non-leaf whose .grad was kept (retain_grad)
+    continues: NotRequired[bool]  # where a graph drawn down to stop_at= stops
 
 
 class SavedTensor(TypedDict):
-    name: str  # the attribute without its _saved_ prefix: self, other, result, ...
-    value: str
+    name: ClassName  # the attribute without its _saved_ prefix: self, other, result, ...
+    value: Value
     freed: NotRequired[bool]  # already freed by the backward pass (retain_graph=False)
 
 
 class FunctionNode(TypedDict):
-    id: str
+    id: FunctionId
     type: Literal["function"]
-    name: str  # the backward node's class: MulBackward0, AccumulateGrad, ...
+    name: ClassName  # the backward node's class: MulBackward0, AccumulateGrad, ...
     saved: NotRequired[list[SavedTensor]]
 
 
 # "from" is a keyword, hence the functional spelling. kind: "grad_fn" (a tensor to the node that made
 # it), "seed" (where the pass starts), "flow" (node to node) or "accumulate" (into a leaf's .grad).
-Edge = TypedDict("Edge", {"from": str, "to": str, "kind": str, "grad": str | None})
+EdgeKind = Literal["grad_fn", "seed", "flow", "accumulate"]
+Edge = TypedDict("Edge", {"from": NodeId, "to": NodeId, "kind": EdgeKind, "grad": Value | None})
 
 
 class Arrival(TypedDict):
     edge: int  # index into GraphData.edges: a "seed" or "flow" edge into the step's node
-    grad: str  # what the node at its tail sent along it (the seed, for the "seed" edge)
+    grad: Value  # what the node at its tail sent along it (the seed, for the "seed" edge)
 
 
 class Sent(TypedDict):
     edge: int  # index into GraphData.edges: a "flow" edge out of the step's node, or its "accumulate" edge
-    grad: str | None  # what the node sent along it (None: nothing, e.g. an input that needs no gradient)
-    factor: NotRequired[str]  # the local derivative it multiplied by, in words ("2u = 20", "1", "w = 3")
+    grad: Value | None  # what the node sent along it (None: nothing, e.g. an input that needs no gradient)
+    factor: NotRequired[Factor]  # the local derivative it multiplied by, in words ("2u = 20", "1", "w = 3")
 
 
 # One backward node's run, as the engine's hooks saw it ("in", a keyword: what arrived on each incoming
@@ -51,20 +82,20 @@ class Sent(TypedDict):
 Step = TypedDict(
     "Step",
     {
-        "node": str,  # the function node's id ("f<n>")
-        "received": list[str | None],  # the gradient on each of its outputs, as it ran (its grad_outputs)
+        "node": FunctionId,
+        "received": list[Value | None],  # the gradient on each of its outputs, as it ran (its grad_outputs)
         "in": list[Arrival],
         "sent": list[Sent],
-        "leaf": NotRequired[str],  # AccumulateGrad: the id of the leaf's tensor node ...
-        "grad_after": NotRequired[str | None],  # ... and that leaf's .grad just after the node ran
+        "leaf": NotRequired[TensorId],  # AccumulateGrad: the id of the leaf's tensor node ...
+        "grad_after": NotRequired[Value | None],  # ... and that leaf's .grad just after the node ran
     },
 )
 
 
 class GraphData(TypedDict):
     kind: Literal["graph"]
-    root: str
-    title: str | None
+    root: Name
+    title: Label | None
     nodes: list[TensorNode | FunctionNode]
     edges: list[Edge]
     backward: bool  # whether the backward pass ran (and so whether the edges carry gradients)
@@ -72,18 +103,44 @@ class GraphData(TypedDict):
 
 
 class Series(TypedDict):
-    label: str
+    label: Label
     y: list[float | None]
 
 
 class CurvesData(TypedDict):
     kind: Literal["curves"]
-    title: str | None
-    xlabel: str
-    ylabel: str
+    title: Label | None
+    xlabel: Label
+    ylabel: Label
     log: bool
     x: list[float]
     series: list[Series]
 
 
 PictureData = GraphData | CurvesData
+
+
+def check_graph(data: GraphData) -> None:
+    """What no field of a graph shows alone: each id made once, each edge and step naming what exists."""
+    ids = [node["id"] for node in data["nodes"]]
+    functions = {node["id"] for node in data["nodes"] if node["type"] == "function"}
+    _need(len(set(ids)) == len(ids), "nodes: an id given twice")
+    _need(all(edge["from"] in ids and edge["to"] in ids for edge in data["edges"]), "edges: a node that is not one")
+    for step in data.get("steps", []):
+        _need(step["node"] in functions and step.get("leaf", ids[0]) in ids, "steps: a node that is not one")
+        edges = [item["edge"] for item in (*step["in"], *step["sent"])]
+        _need(all(0 <= edge < len(data["edges"]) for edge in edges), "steps: an edge that is not one")
+
+
+def check_curves(data: CurvesData) -> None:
+    _need(all(len(series["y"]) <= len(data["x"]) for series in data["series"]), "series: more values than x has")
+
+
+def _need(ok: bool, why: str) -> None:
+    if not ok:
+        raise ValueError(why)
+
+
+# Each kind of picture, by the name its setting and its data carry: the data's schema and its checks.
+# record.RECORDERS and draw.DRAWERS hold the same names (a test keeps the three in step).
+SCHEMAS: dict[str, tuple[type, Callable]] = {"graph": (GraphData, check_graph), "curves": (CurvesData, check_curves)}

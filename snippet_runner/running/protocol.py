@@ -5,7 +5,8 @@ JSON, not pickle, as a worker may die mid-write and later engine versions read t
 
 **Nothing is taken on trust.** Every line and cache entry, size-bounded by the caller, is parsed
 against its message's exact shape (:func:`loads`): each field of its type, nothing missing,
-nothing more; else :class:`ProtocolError`. The child reports on itself only through a
+nothing more, each string of its grammar, a picture's data of its kind's schema (down to each
+node's id, :mod:`snippet_runner.pictures.data`); else :class:`ProtocolError`, naming the field. The child reports on itself only through a
 :class:`SelfReport`, which names no id: the worker binds it to the run it started.
 """
 
@@ -17,8 +18,12 @@ import types
 import typing
 from dataclasses import dataclass, fields, is_dataclass
 from functools import cache
+from typing import Annotated
 
-from snippet_runner.pictures.data import PictureData
+from snippet_runner.pictures.data import IDENTIFIER, SCHEMAS, PictureData, Text
+
+TypeName = Annotated[str, Text(IDENTIFIER)]  # what a class's __name__ may be, in the build's eyes
+QualifiedName = Annotated[str, Text(rf"{IDENTIFIER}(\.({IDENTIFIER}|<locals>))*", 1000)]  # module.Outer.<locals>.Inner
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,8 @@ class RunRequest:
 class RaisedError:
     """The exception a snippet ended with."""
 
-    type: str
-    qualified: str  # module.QualName, so a declaration may name either
+    type: TypeName
+    qualified: QualifiedName  # module.QualName, so a declaration may name either
     message: str
     line: int | None  # innermost line of the snippet itself, if it is in the traceback
 
@@ -51,7 +56,7 @@ class RaisedError:
 class Picture:
     """A picture captured from the run (:mod:`snippet_runner.pictures.record`): its data, not its drawing."""
 
-    kind: str  # "graph" or "curves"
+    kind: str  # a name in data.SCHEMAS, draw.DRAWERS and record.RECORDERS: "graph", "curves"
     line: int  # the line of its setting, for messages and for the notebook cell it belongs to
     data: PictureData  # what is approved (<snippet>.pictures.json) and drawn
 
@@ -156,7 +161,7 @@ def _need(ok: bool, why: str) -> None:
         raise ProtocolError(why)
 
 
-_hints = cache(typing.get_type_hints)
+_hints = cache(lambda cls: typing.get_type_hints(cls, include_extras=True))
 _shape = cache(lambda hint: (typing.get_origin(hint), typing.get_args(hint)))
 
 
@@ -164,10 +169,33 @@ def _build(cls, data):
     """``cls`` from ``data``, each field checked against its annotation (:func:`_typed`)."""
     _need(type(data) is dict, f"{cls.__name__}: not an object")
     names = {f.name for f in fields(cls)}
-    _need(set(data) == names, f"{cls.__name__}: fields {sorted(map(str, data))[:20]} instead of {sorted(names)}")
-    built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in _hints(cls).items()})
+    _need(set(data) == names, f"{cls.__name__}: fields {_keys(data)} instead of {sorted(names)}")
+    hints = _hints(cls)
+    if cls is Picture:  # its data by its kind's schema; an unknown kind is no picture
+        _need(type(data["kind"]) is str and data["kind"] in SCHEMAS, f"Picture.kind: {str(data['kind'])[:40]!r} is no kind of picture")
+        schema, check = SCHEMAS[data["kind"]]
+        hints = {**hints, "data": schema}
+    built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in hints.items()})
     _need(all(name in LIMITS for name in getattr(built, "limits", ())), f"{cls.__name__}.limits: an unknown limit")
+    if cls is Picture:
+        try:
+            check(built.data)
+        except ValueError as error:
+            raise ProtocolError(f"Picture.data.{error}") from None
     return built
+
+
+def _keys(data: dict) -> str:
+    return repr(sorted(str(key)[:40] for key in data)[:20])
+
+
+def _record(hint, value, what: str) -> dict:
+    """A ``TypedDict`` from ``value``: its required keys, perhaps its others, each of its type."""
+    _need(type(value) is dict, f"{what}: not an object")
+    hints = _hints(hint)
+    optional = {key for key, item in hints.items() if typing.get_origin(item) is typing.NotRequired}
+    _need(set(hints) - optional <= set(value) <= set(hints), f"{what}: keys {_keys(value)}")
+    return {key: _typed(hints[key], item, f"{what}.{key}") for key, item in value.items()}
 
 
 def _typed(hint, value, what: str):
@@ -177,6 +205,20 @@ def _typed(hint, value, what: str):
             raise ProtocolError(f"{what}: not a {hint.__name__}")
         return value
     origin, args = _shape(hint)
+    if origin is Annotated:  # a str of a grammar (data.Text)
+        value = _typed(args[0], value, what)
+        _need(all(check(value) for check in args[1:]), f"{what}: not of its grammar")
+        return value
+    if origin is typing.NotRequired:
+        return _typed(args[0], value, what)
+    if origin is typing.Literal:
+        _need(any(type(value) is type(arg) and value == arg for arg in args), f"{what}: not one of {list(args)}")
+        return value
+    if typing.is_typeddict(hint):
+        return _record(hint, value, what)
+    if origin is list:
+        _need(type(value) is list, f"{what}: not a list")
+        return [_typed(args[0], item, f"{what}[{index}]") for index, item in enumerate(value)]
     if origin is tuple:
         _need(type(value) is list, f"{what}: not a list")
         if len(args) == 2 and args[1] is Ellipsis:
@@ -188,16 +230,18 @@ def _typed(hint, value, what: str):
     if is_dataclass(hint):
         return _build(hint, value)
     if origin in (typing.Union, types.UnionType):
+        failed = []
         for arg in args:
             try:
                 return _typed(arg, value, what)
-            except ProtocolError:
-                pass
-        raise ProtocolError(f"{what}: wrong type")
+            except ProtocolError as error:
+                failed.append(str(error))
+        # say why by the arm it came closest to: not a wrong kind or type at the top, the deepest field
+        raise ProtocolError(max(failed, key=lambda why: ("not one of" not in why, len(why.split(": ")[0]))))
     if hint is float:
         _need(type(value) in (int, float) and math.isfinite(value), f"{what}: not a number")
         return float(value)
-    if hint is dict or origin is dict or typing.is_typeddict(hint):
+    if hint is dict or origin is dict:
         hint = dict
     _need(type(value) is hint, f"{what}: not a {getattr(hint, '__name__', hint)}")
     return value

@@ -237,7 +237,8 @@ class Sandbox:
             out.write(data)
 
     def report(self) -> protocol.SelfReport | None:
-        """Once the child is gone, its account: a regular file of at most ``REPORT_LIMIT`` that parses, or None."""
+        """Once the child is gone, its account: a regular file of at most ``REPORT_LIMIT``, or None;
+        ``ProtocolError`` (naming the field) if it is not a ``SelfReport`` of the exact schema."""
         try:
             fd = os.open(self._reports / REPORT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
@@ -248,10 +249,7 @@ class Sandbox:
             data = os.read(fd, REPORT_LIMIT + 1)
         finally:
             os.close(fd)
-        try:
-            report = protocol.loads(data, protocol.SelfReport) if len(data) <= REPORT_LIMIT else None
-        except protocol.ProtocolError:
-            return None
+        report = protocol.loads(data, protocol.SelfReport) if len(data) <= REPORT_LIMIT else None
         return report if isinstance(report, protocol.SelfReport) else None
 
     def limits_hit(self) -> tuple[str, ...]:

@@ -66,7 +66,11 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
             _kill_group(pid)  # without a PID namespace of its own, what it started lingers
             _kill_orphans()
         captured = terminal.read(request.output + 1)
-        report, hit = box.report(), box.limits_hit()
+        hit, unreadable = box.limits_hit(), _NO_REPORT
+        try:
+            report = box.report()
+        except protocol.ProtocolError as error:  # the snippet rewrote what its process records
+            report, unreadable = None, f"{_BROKEN}: {error}"
     finally:
         box.release()
     text = captured.decode("utf-8", errors="replace")
@@ -74,7 +78,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     stack = text[at:][-64 * 1024 :] if at >= 0 else ""  # what faulthandler (or _child) wrote last
     timed_out = killed or (seconds >= request.timeout and stack.startswith("Timeout"))
     if report is None or status != 0 or timed_out:
-        return Death(request.id, timed_out, stack or _NO_REPORT * (status == 0), status)
+        return Death(request.id, timed_out, stack or unreadable * (status == 0), status)
     ends = [min(end, len(captured)) for end in report.ends[: len(request.cells)]]
     if ends != sorted(ends):
         return Death(request.id, False, _NO_REPORT, status)
@@ -94,6 +98,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
 
 
 _NO_REPORT = "(the snippet's process ended without a readable account of its run)"
+_BROKEN = "its process reported a field the build does not accept"  # engine.py says it as it is
 
 
 def _wait(pid: int, seconds: float) -> tuple[int, int, bool]:
