@@ -2,8 +2,9 @@
 
 Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's
 ``file:line``; the Markdown layer adds the page. What a snippet printed reaches these messages and
-the author's terminal, so every control character is shown escaped (:func:`printable`): no escape
-code clears a screen, sets a title or fakes a log line. A plain exception, so the engine knows
+the author's terminal, so every control character is shown escaped (:func:`printable`) and every
+line after a message's first is indented (:func:`indented`): no escape code clears a screen, sets a
+title or fakes a log line, and no line break starts one. A plain exception, so the engine knows
 nothing of MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``,
 which MkDocs prints as one clean message instead of a traceback.
 """
@@ -14,6 +15,7 @@ import re
 
 MAX_DETAIL_LINES = 60
 MAX_DETAIL_CHARS = 8000
+INDENT = "    "  # before each line of a message after its first (indented)
 
 
 class SnippetError(Exception):
@@ -34,7 +36,7 @@ class SnippetError(Exception):
     def __str__(self) -> str:
         head = f"{self.page}: " if self.page else ""
         text = f"{head}{self.location}: {self.message}"
-        return f"{text}\n{self.detail}" if self.detail else text
+        return indented(f"{text}\n{self.detail}" if self.detail else text)
 
 
 class SnippetErrors(SnippetError):
@@ -52,6 +54,12 @@ class SnippetErrors(SnippetError):
         return f"{len(self.errors)} snippets failed, in page order:\n\n" + "\n\n".join(map(str, self.errors))
 
 
+def indented(text: str) -> str:
+    """``text`` with each line after its first indented: no line a snippet wrote (a message, an output,
+    a diff) starts a line of the build's log, where it could pass for the build's own."""
+    return text.replace("\n", "\n" + INDENT)
+
+
 class SetupError(SnippetError):
     """Nothing can run (the worker cannot preload its modules): reported once, not per snippet."""
 
@@ -66,8 +74,9 @@ class WorkerError(SetupError):
         return WorkerError(self.location, self.message, page=self.page or page, detail=self.detail)
 
 
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab and newline (so carriage return too), DEL, C1 controls, the line and paragraph
+# separators, and the bidirectional overrides and isolates
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
