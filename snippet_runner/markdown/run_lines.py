@@ -117,6 +117,7 @@ def render(outcome: Outcome, drawer: Drawer, raw_html: Callable[[str], str] | No
     if outcome.output:
         title = "Output"
         if outcome.error:
+            # an identifier (protocol.TypeName): it cannot end the attribute or the line; pymdownx escapes it
             title = f"Output: raises {outcome.error.type}, as intended"
             if "Traceback (most recent call last):" in outcome.output:
                 # The worker keeps only the frames of the snippet's own folder (running/terminal.py):

@@ -43,7 +43,7 @@ def html(data: GraphData, prefix: str) -> str:
     items = []
     for text, nodes, arriving, sent in sentences(data):
         attrs = {"data-node": nodes, "data-in": arriving, "data-out": sent}
-        shown = " ".join(f'{key}="{" ".join(f"{prefix}-{i}" for i in ids)}"' for key, ids in attrs.items())
+        shown = " ".join(f'{key}="{escape(" ".join(f"{prefix}-{i}" for i in ids))}"' for key, ids in attrs.items())
         items.append(f"<li {shown}>{escape(text)}</li>")
     if not items:
         return ""

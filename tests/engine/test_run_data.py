@@ -16,6 +16,8 @@ from snippet_runner.errors import SnippetError
 from snippet_runner.markdown.notebooks import to_notebook
 from snippet_runner.markdown.run_lines import expand
 
+from .test_pictures import chain_rule_data
+
 MARKUP = 'x"><img src=x onerror=alert(1)>'
 HOSTILE = MARKUP + "\n"  # a line break too: no field of a picture holds one
 BOOM_NAME = 'Boom\n<img src=x onerror="alert(document.domain)">'
@@ -49,30 +51,39 @@ def test_an_exception_type_name_holding_markup_stops_the_build_naming_the_snippe
 
 
 @pytest.mark.parametrize(
-    ("field", "setter"),
+    ("declared", "setter"),
     [
-        ("type", "cls.__name__ = {h!r}"),
-        ("type", "cls.__name__ = '1abc'"),
-        ("module", "cls.__module__ = {h!r}"),
-        ("qualified name", "cls.__qualname__ = 'A.' + {h!r}"),
+        ("__main__.Boom", "Boom.__name__ = {h!r}"),
+        ("__main__.Boom", "Boom.__name__ = '1abc'"),
+        ("Boom", "Boom.__module__ = {h!r}"),
+        ("Boom", "Boom.__qualname__ = 'A.' + {h!r}"),
     ],
 )
-def test_every_name_of_a_raised_exception_is_a_dotted_identifier(write_snippet, engine, field, setter):
+def test_every_name_of_a_raised_exception_is_a_dotted_identifier(write_snippet, engine, declared, setter):
+    """Each declaration matches the other name, so only the schema stops the run."""
     write_snippet(
         "page/names.py",
         f"""
-        # snippet: raises RuntimeError: zap
-        class Boom(RuntimeError):
+        # snippet: raises {declared}: zap
+        class Boom(Exception):
             pass
 
-        cls = Boom
         {setter.format(h=HOSTILE)}
         raise Boom("zap")
         """,
     )
     with pytest.raises(SnippetError, match="snippets/page/names.py") as caught:
         engine.run("page/names.py")
-    assert "\n<img" not in str(caught.value), field
+    assert "RaisedError." in str(caught.value)
+
+
+def test_the_step_list_escapes_what_it_puts_in_an_attribute():
+    """Behind the schema, the one place a step's ids become the player's data escapes them too."""
+    from snippet_runner.pictures import steps
+
+    data = json.loads(json.dumps(chain_rule_data()).replace('"f0"', json.dumps(MARKUP)))
+    shown = steps.html(data, "p")
+    assert "data-node" in shown and "<img" not in shown and "&lt;img" in shown
 
 
 GRAPH = """
