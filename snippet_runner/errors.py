@@ -3,7 +3,7 @@
 Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's
 ``file:line``; the Markdown layer adds the page. What a snippet printed reaches these messages and
 the author's terminal, so every control character is shown escaped (:func:`printable`) and every
-line after a message's first is indented (:func:`indented`): no escape code clears a screen, sets a
+line after a message's first is indented: no escape code clears a screen, sets a
 title or fakes a log line, and no line break starts one. A plain exception, so the engine knows
 nothing of MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``,
 which MkDocs prints as one clean message instead of a traceback.
@@ -15,7 +15,6 @@ import re
 
 MAX_DETAIL_LINES = 60
 MAX_DETAIL_CHARS = 8000
-INDENT = "    "  # before each line of a message after its first (indented)
 
 
 class SnippetError(Exception):
@@ -36,7 +35,9 @@ class SnippetError(Exception):
     def __str__(self) -> str:
         head = f"{self.page}: " if self.page else ""
         text = f"{head}{self.location}: {self.message}"
-        return indented(f"{text}\n{self.detail}" if self.detail else text)
+        # each line after the first indented: none a snippet wrote (a message, an output, a diff) starts
+        # a line of the build's log, where it could pass for the build's own
+        return (f"{text}\n{self.detail}" if self.detail else text).replace("\n", "\n    ")
 
 
 class SnippetErrors(SnippetError):
@@ -52,12 +53,6 @@ class SnippetErrors(SnippetError):
 
     def __str__(self) -> str:
         return f"{len(self.errors)} snippets failed, in page order:\n\n" + "\n\n".join(map(str, self.errors))
-
-
-def indented(text: str) -> str:
-    """``text`` with each line after its first indented: no line a snippet wrote (a message, an output,
-    a diff) starts a line of the build's log, where it could pass for the build's own."""
-    return text.replace("\n", "\n" + INDENT)
 
 
 class SetupError(SnippetError):

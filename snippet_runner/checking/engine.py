@@ -95,6 +95,7 @@ class Engine:
         self.warm_up_names = tuple(warm_up_names)  # and with these, from the settings
         self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
+        self.drawings: list[float | None] = []  # what each picture drawn cost (draw.Drawer.of): seconds, or None cached
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # what prefetch read: rel -> (snippet, key)
         self._hits: dict[str, RunResult] = {}  # cache key -> the cached result prefetch found
@@ -106,6 +107,7 @@ class Engine:
     def begin_build(self) -> None:
         """Forget what the last build read (files may have changed since); keep the warm worker."""
         self.records.clear()
+        self.drawings.clear()
         self._prefetched.clear()
         self._hits.clear()
         self._memo.clear()
@@ -353,12 +355,8 @@ def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
             detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
         )
     if death.exit_code == 0:  # it ended well, but left no account of its run the build accepts (worker.py)
-        raise SnippetError(
-            snippet.loc(),
-            "its run ended, but what its process reported of the run is not what the engine records;"
-            " a snippet must not rewrite the engine's records",
-            detail=death.stack,
-        )
+        why = "its run ended, but what its process reported of it is not what the engine records"
+        raise SnippetError(snippet.loc(), f"{why}; a snippet must not rewrite the engine's records", detail=death.stack)
     where = "here" if line else "at a line no stack names"
     raise SnippetError(
         snippet.loc(line or 1),

@@ -88,7 +88,7 @@ def expand(markdown: str, page: str, engine: Engine, raw_html: Callable[[str], s
     ``raw_html`` stores a picture's HTML (in the extension's stash, so it passes at any indentation)."""
     lines = markdown.splitlines()
     outcomes = run_all(markdown, page, engine)
-    drawer = Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
+    drawer = Drawer.of(engine)
     errors: list[SnippetError] = []
     for include in reversed(find_includes(markdown, page)):
         try:

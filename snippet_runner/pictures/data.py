@@ -1,28 +1,24 @@
 """The shape of a picture's data: what the snippet's process records, the engine approves as
 ``<snippet>.pictures.json`` and caches, and the build draws. One shape each, typed, so the recorder
-and the drawing cannot disagree on a key unnoticed (mypy checks both sides).
-
-It is also the schema the build reads that data by (``running/protocol.py``): the snippet's process
-wrote it, so each string is :class:`Text` of its own grammar (an id one the engine makes, a name an
-identifier, a value what ``record.tensor_text`` prints, free text one bounded line), and
-:data:`SCHEMAS` holds, per kind, the whole-picture checks no field sees alone (an edge names nodes
-that exist)."""
+and the drawing cannot disagree on a key unnoticed (mypy checks both sides). It is the schema the
+build reads that data by, too (``running/protocol.py``): each string of its grammar (:class:`Text`),
+and per kind (:data:`SCHEMAS`) what no field shows alone (an edge names nodes that exist)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 
 class Text:
-    """A string of at most ``most`` characters that ``pattern`` matches whole (``Annotated`` metadata)."""
+    """``Annotated`` metadata: a string of at most ``most`` characters that ``pattern`` matches whole."""
 
     def __init__(self, pattern: str, most: int = 200):
         self.pattern, self.most = re.compile(pattern), most
 
-    def __call__(self, value: str) -> bool:
-        return len(value) <= self.most and self.pattern.fullmatch(value) is not None
+    def __call__(self, value: str) -> str | None:  # why not, or None (as check_graph)
+        ok = len(value) <= self.most and self.pattern.fullmatch(value)
+        return None if ok else "not of its grammar"
 
 
 IDENTIFIER = r"[^\W\d]\w*"
@@ -31,7 +27,7 @@ FunctionId = Annotated[str, Text(r"f\d{1,3}")]
 NodeId = Annotated[str, Text(r"[tf]\d{1,3}")]
 Name = Annotated[str, Text(rf"{IDENTIFIER}(\.\w+)*|\(unnamed( leaf)?\)")]  # a variable, model.0.weight
 ClassName = Annotated[str, Text(IDENTIFIER)]
-Value = Annotated[str, Text(r"[\w .,×+\-\[\]]*")]  # 2, [1, 2], 3×4 values in [-1, 2], inf, nan, 1e+05
+Value = Annotated[str, Text(r"[\w .,×+\-\[\]]*")]  # 2, [1, 2], 3 by 4 values in [-1, 2], inf, nan, 1e+05
 Factor = Annotated[str, Text(r"[\w .,×·^=+\-\[\]()]*")]  # 2u = 20, w = 3, 2·loss^2 = 8, (its input)
 Label = Annotated[str, Text(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029]*")]  # free text on one line: escaped where shown
 
@@ -120,27 +116,23 @@ class CurvesData(TypedDict):
 PictureData = GraphData | CurvesData
 
 
-def check_graph(data: GraphData) -> None:
+def check_graph(data: GraphData) -> str | None:
     """What no field of a graph shows alone: each id made once, each edge and step naming what exists."""
     ids = [node["id"] for node in data["nodes"]]
     functions = {node["id"] for node in data["nodes"] if node["type"] == "function"}
-    _need(len(set(ids)) == len(ids), "nodes: an id given twice")
-    _need(all(edge["from"] in ids and edge["to"] in ids for edge in data["edges"]), "edges: a node that is not one")
-    for step in data.get("steps", []):
-        _need(step["node"] in functions and step.get("leaf", ids[0]) in ids, "steps: a node that is not one")
-        edges = [item["edge"] for item in (*step["in"], *step["sent"])]
-        _need(all(0 <= edge < len(data["edges"]) for edge in edges), "steps: an edge that is not one")
+    steps = data.get("steps", [])
+    used = [item["edge"] for step in steps for item in (*step["in"], *step["sent"])]
+    if len(set(ids)) < len(ids) or any(e["from"] not in ids or e["to"] not in ids for e in data["edges"]):
+        return "an id given twice, or an edge to a node that is not one"
+    if any(s["node"] not in functions or s.get("leaf", ids[0]) not in ids for s in steps):
+        return "a step of a node that is not one"
+    return None if all(0 <= edge < len(data["edges"]) for edge in used) else "a step on an edge that is not one"
 
 
-def check_curves(data: CurvesData) -> None:
-    _need(all(len(series["y"]) <= len(data["x"]) for series in data["series"]), "series: more values than x has")
+def check_curves(data: CurvesData) -> str | None:
+    return None if all(len(s["y"]) <= len(data["x"]) for s in data["series"]) else "more values than x has"
 
 
-def _need(ok: bool, why: str) -> None:
-    if not ok:
-        raise ValueError(why)
-
-
-# Each kind of picture, by the name its setting and its data carry: the data's schema and its checks.
+# Each kind of picture by its name (its setting's word, its data's "kind"): its data's schema.
 # record.RECORDERS and draw.DRAWERS hold the same names (a test keeps the three in step).
-SCHEMAS: dict[str, tuple[type, Callable]] = {"graph": (GraphData, check_graph), "curves": (CurvesData, check_curves)}
+SCHEMAS: dict[str, Any] = {"graph": Annotated[GraphData, check_graph], "curves": Annotated[CurvesData, check_curves]}

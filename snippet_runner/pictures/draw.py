@@ -16,10 +16,11 @@ import io
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
@@ -27,6 +28,11 @@ from snippet_runner.machine import pinned
 from snippet_runner.pictures import steps, vizjs
 from snippet_runner.pictures.data import CurvesData, GraphData, PictureData
 from snippet_runner.pictures.record import number as _num
+
+if TYPE_CHECKING:
+    from snippet_runner.checking.engine import Engine
+
+D = TypeVar("D", GraphData, CurvesData)
 
 FG = "#010203"  # placeholder colours, replaced after drawing (see _themed)
 SERIES = ("#fe0001", "#fe0002", "#fe0003", "#fe0004")
@@ -42,33 +48,25 @@ THEME = {
 FONT = "DejaVu Sans"  # the PDF embeds it (assets/print.css); matplotlib ships it
 
 
-@dataclass
-class Stats:
-    """What drawing cost in this process (``make bench`` and the build log report it)."""
-
-    drawn: int = 0
-    cached: int = 0
-    seconds: float = 0.0
-
-    def line(self) -> str:
-        return f"pictures: {self.drawn} drawn in {self.seconds:.2f} s, {self.cached} from cache"
-
-
-STATS = Stats()
-
-
 class Drawer:
-    """Draws pictures, with an SVG cache in ``folder`` (``None``: no cache)."""
+    """Draws pictures, with an SVG cache in ``folder`` (``None``: no cache), noting in ``drawings`` what
+    each cost: its seconds, or ``None`` from the cache (the build's own list: ``Engine.drawings``)."""
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None, drawings: list[float | None] | None = None):
         self.folder = folder
+        self.drawings = [] if drawings is None else drawings
+
+    @classmethod
+    def of(cls, engine: Engine) -> Drawer:
+        """The drawer of ``engine``'s build: its cache, its list of what drawing cost."""
+        return cls(engine.cache.folder / "pictures" if engine.cache is not None else None, engine.drawings)
 
     def figure(self, picture, snippet, number: int) -> str:
         """The ``<figure>`` for the ``number``-th picture of ``snippet``; ``SnippetError`` if it cannot be drawn."""
         prefix = picture_prefix(snippet.rel, number)
         svg = self.svg(picture, snippet, prefix)
         caption, _ = describe(picture.data)
-        played = steps.html(picture.data, prefix) if picture.data["kind"] == "graph" else ""
+        played = _kind(picture.data).after(picture.data, prefix)
         # the steps follow the figure, not inside it: on paper a figure is never split across
         # sheets (assets/print.css), and its list of steps may be
         return (
@@ -80,13 +78,12 @@ class Drawer:
         key = _key(picture.data, prefix)
         path = self.folder / key[:2] / f"{key}.svg" if self.folder is not None else None
         if path is not None and path.is_file():
-            STATS.cached += 1
+            self.drawings.append(None)
             return path.read_text(encoding="utf-8")
         started = time.perf_counter()
         try:
             svg = draw(picture.data, prefix)
-            STATS.drawn += 1
-            STATS.seconds += time.perf_counter() - started
+            self.drawings.append(time.perf_counter() - started)
             if path is not None:
                 write_atomic(path, svg)
         except Exception as error:  # noqa: BLE001 - Graphviz (or Node) or matplotlib failed on this data: the snippet's error
@@ -99,9 +96,14 @@ class Drawer:
 
 def draw(data: PictureData, prefix: str = "p") -> str:
     """The finished, inline-ready SVG for one picture's data."""
-    raw = vizjs.render(_graph_object(data)) if data["kind"] == "graph" else _curves_svg(data)
     caption, description = describe(data)
-    return _finish(raw, prefix, caption, description)
+    return _finish(_kind(data).svg(data), prefix, caption, description)
+
+
+def summary(drawings: list[float | None]) -> str:
+    """The build log's line on what drawing pictures cost (``make bench`` reads it too)."""
+    drawn = [seconds for seconds in drawings if seconds is not None]
+    return f"pictures: {len(drawn)} drawn in {sum(drawn):.2f} s, {len(drawings) - len(drawn)} from cache"
 
 
 def picture_prefix(rel: str, number: int) -> str:
@@ -124,7 +126,7 @@ def _key(data: PictureData, prefix: str) -> str:
 
 def describe(data: PictureData) -> tuple[str, str]:
     """(caption, longer description) in words, for the ``<figcaption>``, ``<title>`` and ``<desc>``."""
-    return _describe_graph(data) if data["kind"] == "graph" else _describe_curves(data)
+    return _kind(data).describe(data)
 
 
 def _describe_graph(data: GraphData) -> tuple[str, str]:
@@ -293,3 +295,26 @@ def _finish(svg: str, prefix: str, caption: str, description: str) -> str:
     svg = svg.replace("<svg", accessible, 1)
     words = f'<title id="{prefix}-title">{escape(caption)}</title><desc id="{prefix}-desc">{escape(description)}</desc>'
     return svg.replace(">", ">" + words, 1).replace("\n\n", "\n")  # first in the <svg> element
+
+
+@dataclass(frozen=True)
+class Kind(Generic[D]):
+    """How the build shows one kind of picture, each function typed by that kind's data (mypy checks)."""
+
+    svg: Callable[[D], str]  # Graphviz's or matplotlib's SVG, before _finish
+    describe: Callable[[D], tuple[str, str]]  # (caption, description)
+    after: Callable[[D, str], str] = lambda data, prefix: ""  # HTML after its <figure>: a graph's steps
+
+
+# Each kind of picture by its name: data.SCHEMAS and record.RECORDERS hold the same names.
+DRAWERS: dict[str, Kind[Any]] = {
+    "graph": Kind[GraphData](lambda data: vizjs.render(_graph_object(data)), _describe_graph, steps.html),
+    "curves": Kind[CurvesData](_curves_svg, _describe_curves),
+}
+
+
+def _kind(data: PictureData) -> Kind[Any]:
+    """Its kind's drawer; an unknown kind is an error, never drawn as another."""
+    if data["kind"] not in DRAWERS:
+        raise ValueError(f"no picture of kind {str(data['kind'])[:40]!r} can be drawn")
+    return DRAWERS[data["kind"]]

@@ -21,7 +21,10 @@ import inspect
 import math
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
+
+from snippet_runner.pictures.data import CurvesData, Series
 
 MAX_NODES = 60
 MAX_EDGES = 2 * MAX_NODES  # a node may feed one input twice (x * x), so edges may outnumber nodes
@@ -94,43 +97,43 @@ class Watch:
 
     def results(self) -> tuple[list[dict], list[tuple[int, str]]]:
         """The pictures, in the order of their settings, and the settings that failed."""
-        import torch
-
         pictures = []
         for kind, line, options in self.settings:
             if line in self.errors:
                 continue
-            if kind == "curves":
-                try:
-                    pictures.append({"kind": "curves", "line": line, "data": _curves(options, self.namespace)})
-                except (TypeError, ValueError) as error:
-                    self.errors[line] = str(error)
-                continue
-            walk = self.graphs.get(line)
-            if walk is not None:
-                walk.finish()  # if no backward() call has returned since its pass began
-                if walk.error is not None:
-                    self.errors[line] = walk.error
-                else:
-                    pictures.append({"kind": "graph", "line": line, "data": walk.data})
-                continue
-            name = options["name"]
-            value = self.namespace.get(name, self.seen.get(line))
-            if name not in self.namespace and line not in self.seen:
-                self.errors[line] = f"'# snippet: graph {name}' names no variable of the snippet"
-            elif not isinstance(value, torch.Tensor):
-                self.errors[line] = (
-                    f"'# snippet: graph {name}' names a {type(value).__name__}, not a tensor;"
-                    " name the tensor whose backward() draws the graph"
-                )
-            elif value.grad_fn is None:
-                self.errors[line] = _no_graph(name)
-            else:
-                self.errors[line] = (
-                    f"'# snippet: graph {name}': {name} never went backward, so there is no backward pass"
-                    f" to draw; call {name}.backward(), or name the tensor the snippet calls backward() on"
-                )
+            try:
+                if kind not in RECORDERS:
+                    raise ValueError(f"'# snippet: {kind}' is no kind of picture this engine records")
+                pictures.append({"kind": kind, "line": line, "data": RECORDERS[kind](self, line, options)})
+            except (TypeError, ValueError) as error:
+                self.errors[line] = str(error)
         return pictures, sorted(self.errors.items())
+
+    def _graph(self, line: int, options: dict) -> dict:
+        """The graph of a ``graph`` setting, once the run ended; ``ValueError`` if there is none."""
+        import torch
+
+        walk = self.graphs.get(line)
+        if walk is not None:
+            walk.finish()  # if no backward() call has returned since its pass began
+            if walk.error is not None:
+                raise ValueError(walk.error)
+            return walk.data
+        name = options["name"]
+        value = self.namespace.get(name, self.seen.get(line))
+        if name not in self.namespace and line not in self.seen:
+            raise ValueError(f"'# snippet: graph {name}' names no variable of the snippet")
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(
+                f"'# snippet: graph {name}' names a {type(value).__name__}, not a tensor;"
+                " name the tensor whose backward() draws the graph"
+            )
+        if value.grad_fn is None:
+            raise ValueError(_no_graph(name))
+        raise ValueError(
+            f"'# snippet: graph {name}': {name} never went backward, so there is no backward pass"
+            f" to draw; call {name}.backward(), or name the tensor the snippet calls backward() on"
+        )
 
 
 def _no_graph(name: str) -> str:
@@ -450,9 +453,9 @@ def _is_tensor(node, attr: str) -> bool:
         return False
 
 
-def _curves(options: dict, namespace: dict) -> dict:
+def _curves(options: dict, namespace: dict) -> CurvesData:
     """The data of a ``curves`` setting, from the variables the run left in ``namespace``."""
-    out = []
+    out: list[Series] = []
     for series in options["series"]:
         name, column, label = series["name"], series["column"], series["label"]
         shown = name if column is None else f"{name}[:,{column}]"
@@ -472,9 +475,11 @@ def _curves(options: dict, namespace: dict) -> dict:
         if options["x"] not in namespace:
             raise ValueError(f"'# snippet: curves ... x={options['x']}' names no variable of the snippet")
         try:
-            xs = [_value(v) for v in namespace[options["x"]]]
+            xs = [_finite(v) for v in namespace[options["x"]]]
         except TypeError as error:
-            raise TypeError(f"'# snippet: curves ... x={options['x']}' must name a list of numbers: {error}") from None
+            raise TypeError(
+                f"'# snippet: curves ... x={options['x']}' must name a list of finite numbers: {error}"
+            ) from None
     else:
         xs = list(range(1, max(len(item["y"]) for item in out) + 1))
     for item in out:
@@ -492,6 +497,20 @@ def _curves(options: dict, namespace: dict) -> dict:
         "x": xs,
         "series": out,
     }
+
+
+# Each kind of picture by its name (its setting's word): what records its data once the run ended.
+# data.SCHEMAS and draw.DRAWERS hold the same names.
+RECORDERS: dict[str, Callable[[Watch, int, dict], Any]] = {
+    "graph": Watch._graph,
+    "curves": lambda watch, line, options: _curves(options, watch.namespace),
+}
+
+
+def _finite(v) -> float:
+    if (x := _value(v)) is None:
+        raise TypeError(f"{v!r} is not finite")
+    return x
 
 
 def _value(v) -> float | None:

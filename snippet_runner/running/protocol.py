@@ -4,9 +4,9 @@ Dataclasses, not dicts, so a field added on one side is seen on the other (or fa
 JSON, not pickle, as a worker may die mid-write and later engine versions read the cache.
 
 **Nothing is taken on trust.** Every line and cache entry, size-bounded by the caller, is parsed
-against its message's exact shape (:func:`loads`): each field of its type, nothing missing,
-nothing more, each string of its grammar, a picture's data of its kind's schema (down to each
-node's id, :mod:`snippet_runner.pictures.data`); else :class:`ProtocolError`, naming the field. The child reports on itself only through a
+against its message's exact shape (:func:`loads`): each field of its type and grammar (a
+picture's down to each node's id, :mod:`snippet_runner.pictures.data`), nothing missing, nothing
+more; else :class:`ProtocolError`, naming the field. The child reports on itself only through a
 :class:`SelfReport`, which names no id: the worker binds it to the run it started.
 """
 
@@ -22,8 +22,8 @@ from typing import Annotated
 
 from snippet_runner.pictures.data import IDENTIFIER, SCHEMAS, PictureData, Text
 
-TypeName = Annotated[str, Text(IDENTIFIER)]  # what a class's __name__ may be, in the build's eyes
-QualifiedName = Annotated[str, Text(rf"{IDENTIFIER}(\.({IDENTIFIER}|<locals>))*", 1000)]  # module.Outer.<locals>.Inner
+TypeName = Annotated[str, Text(IDENTIFIER)]
+QualifiedName = Annotated[str, Text(rf"{IDENTIFIER}(\.({IDENTIFIER}|<locals>))*", 1000)]  # mod.f.<locals>.Boom
 
 
 @dataclass(frozen=True)
@@ -172,16 +172,11 @@ def _build(cls, data):
     _need(set(data) == names, f"{cls.__name__}: fields {_keys(data)} instead of {sorted(names)}")
     hints = _hints(cls)
     if cls is Picture:  # its data by its kind's schema; an unknown kind is no picture
-        _need(type(data["kind"]) is str and data["kind"] in SCHEMAS, f"Picture.kind: {str(data['kind'])[:40]!r} is no kind of picture")
-        schema, check = SCHEMAS[data["kind"]]
-        hints = {**hints, "data": schema}
+        kind = data["kind"]
+        _need(type(kind) is str and kind in SCHEMAS, f"Picture.kind: {str(kind)[:40]!r} is no kind of picture")
+        hints = {**hints, "data": SCHEMAS[kind]}
     built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in hints.items()})
     _need(all(name in LIMITS for name in getattr(built, "limits", ())), f"{cls.__name__}.limits: an unknown limit")
-    if cls is Picture:
-        try:
-            check(built.data)
-        except ValueError as error:
-            raise ProtocolError(f"Picture.data.{error}") from None
     return built
 
 
@@ -190,12 +185,14 @@ def _keys(data: dict) -> str:
 
 
 def _record(hint, value, what: str) -> dict:
-    """A ``TypedDict`` from ``value``: its required keys, perhaps its others, each of its type."""
+    """``value``, a ``TypedDict``'s: its required keys, perhaps its others, each of its type."""
     _need(type(value) is dict, f"{what}: not an object")
     hints = _hints(hint)
     optional = {key for key, item in hints.items() if typing.get_origin(item) is typing.NotRequired}
     _need(set(hints) - optional <= set(value) <= set(hints), f"{what}: keys {_keys(value)}")
-    return {key: _typed(hints[key], item, f"{what}.{key}") for key, item in value.items()}
+    for key, item in value.items():
+        _typed(hints[key], item, f"{what}.{key}")
+    return value  # as it came: checked, not converted (an approved file shows 1, not 1.0)
 
 
 def _typed(hint, value, what: str):
@@ -205,20 +202,23 @@ def _typed(hint, value, what: str):
             raise ProtocolError(f"{what}: not a {hint.__name__}")
         return value
     origin, args = _shape(hint)
-    if origin is Annotated:  # a str of a grammar (data.Text)
+    if origin is Annotated:  # a str of its grammar (data.Text), a picture's data whole (data.SCHEMAS)
         value = _typed(args[0], value, what)
-        _need(all(check(value) for check in args[1:]), f"{what}: not of its grammar")
+        for why in filter(None, (check(value) for check in args[1:])):
+            raise ProtocolError(f"{what}: {why}")
         return value
     if origin is typing.NotRequired:
         return _typed(args[0], value, what)
     if origin is typing.Literal:
-        _need(any(type(value) is type(arg) and value == arg for arg in args), f"{what}: not one of {list(args)}")
+        _need(type(value) is str and value in args, f"{what}: not one of {list(args)}")  # all ours are str
         return value
     if typing.is_typeddict(hint):
         return _record(hint, value, what)
     if origin is list:
         _need(type(value) is list, f"{what}: not a list")
-        return [_typed(args[0], item, f"{what}[{index}]") for index, item in enumerate(value)]
+        for index, item in enumerate(value):
+            _typed(args[0], item, f"{what}[{index}]")
+        return value
     if origin is tuple:
         _need(type(value) is list, f"{what}: not a list")
         if len(args) == 2 and args[1] is Ellipsis:

@@ -11,6 +11,7 @@ import json
 
 import markdown
 import pytest
+from throwaway import new_build
 
 from snippet_runner.errors import SnippetError
 from snippet_runner.markdown.notebooks import to_notebook
@@ -72,7 +73,7 @@ def test_every_name_of_a_raised_exception_is_a_dotted_identifier(write_snippet, 
         raise Boom("zap")
         """,
     )
-    with pytest.raises(SnippetError, match="snippets/page/names.py") as caught:
+    with pytest.raises(SnippetError, match=r"snippets/page/names\.py") as caught:
         engine.run("page/names.py")
     assert "RaisedError." in str(caught.value)
 
@@ -126,7 +127,7 @@ _record.Watch.results = _rewritten
 
 GRAPH_CHANGES = {
     # the issue's second case: an id rewritten everywhere it is used, so the graph still holds together
-    "node id": 'data.update(json.loads(json.dumps(data).replace(\'"f0"\', json.dumps(\'f0"><img src=x onerror=alert(1)>\'))))',
+    "node id": "data.update(json.loads(json.dumps(data).replace('\"f0\"', json.dumps('f0\"><img src=x onerror=alert(1)>'))))",
     "node id, no markup": "data.update(json.loads(json.dumps(data).replace('\"f0\"', '\"node0\"')))",
     "function name": "function['name'] = H",
     "tensor name": "tensor['name'] = H",
@@ -168,7 +169,9 @@ def _rewriting(setting: str, body: str, change: str, hostile: str = HOSTILE) -> 
     return f"{setting}\n" + REWRITE.format(hostile=hostile, change=change) + body
 
 
-@pytest.mark.parametrize(("kind", "change"), [("graph", c) for c in GRAPH_CHANGES] + [("curves", c) for c in CURVES_CHANGES])
+@pytest.mark.parametrize(
+    ("kind", "change"), [("graph", c) for c in GRAPH_CHANGES] + [("curves", c) for c in CURVES_CHANGES]
+)
 def test_a_picture_field_that_fails_its_schema_stops_the_build_naming_the_snippet(write_snippet, engine, kind, change):
     setting, body, changes = (
         ("# snippet: graph loss saved", GRAPH, GRAPH_CHANGES)
@@ -229,3 +232,52 @@ def test_no_line_a_snippet_writes_starts_a_line_of_the_build_log(write_snippet, 
     starting = [line for line in rest if line[:1] not in ("", " ", "\t")]
     assert not starting, starting
     assert "Documentation built" in text  # shown, indented, not dropped
+
+
+# -- picture kinds, registered ------------------------------------------------------------------------
+
+
+def test_each_kind_of_picture_is_one_schema_one_recorder_and_one_drawer_and_no_other_is_drawn():
+    from snippet_runner.pictures import data, draw, record
+
+    assert set(data.SCHEMAS) == set(record.RECORDERS) == set(draw.DRAWERS) == {"graph", "curves"}
+    pie = {**chain_rule_data(), "kind": "pie"}
+    with pytest.raises(ValueError, match="no picture of kind 'pie'"):
+        draw.draw(pie)  # before, any kind but "graph" was drawn as curves, and described as one
+    watch = record.Watch([("pie", 3, {"name": "y"})], {}, "x.py")
+    assert watch.results() == ([], [(3, "'# snippet: pie' is no kind of picture this engine records")])
+
+
+def test_what_drawing_cost_belongs_to_the_build_not_the_module(tmp_path, warm_engine):
+    from snippet_runner.pictures import draw
+
+    engine = new_build(warm_engine, "warn")
+    drawer = draw.Drawer.of(engine)
+    assert drawer.drawings is engine.drawings
+    engine.drawings.append(0.5)
+    assert draw.summary(engine.drawings) == "pictures: 1 drawn in 0.50 s, 0 from cache"
+    engine.begin_build()
+    assert engine.drawings == [] and not hasattr(draw, "STATS")
+
+
+def test_a_warning_category_name_is_text_on_the_page_and_indented_in_the_log(write_snippet, engine):
+    """Warnings reach the build as part of the output (running/terminal.py): what a category's name
+    holds is shown as text, never markup, and no line of it starts a line of the log."""
+    write_snippet(
+        "page/warns.py",
+        f"import warnings\nwarnings.warn('w', type({HOSTILE + 'INFO    -  built'!r}, (UserWarning,), {{}}))\n",
+    )
+    html = _page_html(engine, "page/warns.py")  # warn mode: unapproved, shown with its diff
+    assert "<img" not in html and "&lt;img" in html
+    engine.approval_mode = "strict"
+    engine.begin_build()
+    with pytest.raises(SnippetError) as caught:
+        expand("{{ run page/warns.py }}\n", "docs/p.md", engine)
+    assert not [line for line in str(caught.value).split("\n")[1:] if line.startswith("INFO")]
+
+
+def test_a_build_label_taken_from_an_output_is_only_a_version_label():
+    from snippet_runner.checking import approved
+
+    label = approved._builds("torch 2.13.0+cpu\n", f"torch 2.13.0+cu130{MARKUP}\n")
+    assert label == "2.13.0+cu130x (approved under 2.13.0+cpu)"  # letters and digits only: it ends at the quote

@@ -36,7 +36,7 @@ def write(engine: Engine, rel: str, file, failed: bool) -> None:
         if not path.exists():
             write_atomic(path, json.dumps(_EMPTY))
         return
-    drawer = draw.Drawer(engine.cache.folder / "pictures" if engine.cache is not None else None)
+    drawer = draw.Drawer.of(engine)
     try:
         text = to_notebook(engine.run(rel), drawer)
     except SnippetError as error:

@@ -77,7 +77,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         # overrides/main.html links it where a notebook shows; config.extra, because print-site
         # renders the print page in a Jinja environment of its own
         config.extra["notebook_stylesheet"] = STYLESHEET
-        draw.STATS = draw.Stats()  # what drawing pictures costs in this build
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
         config.mdx_configs[EXTENSION] = {
@@ -156,7 +155,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if not self.preview.snippets_failing:  # a failing snippet may have no output to put in a notebook
             downloads.write(self.project, config)
         log.info(self.engine.summary())
-        log.info(draw.STATS.line())
+        log.info(draw.summary(self.engine.drawings))
         if self.engine.execute and self.engine.records:
             shown = self.project.shown()
             path = report.write(self.project.report_path, self.engine.records, shown, self.project.snippets_name)
