@@ -23,6 +23,8 @@ from typing import Annotated
 from snippet_runner.pictures.data import IDENTIFIER, SCHEMAS, PictureData, Text
 
 TypeName = Annotated[str, Text(IDENTIFIER)]
+SAID = 10_000  # characters of an exception's message, or a picture's, the child sends (and the build reads)
+Said = Annotated[str, Text(r"(?s).*", SAID)]
 QualifiedName = Annotated[str, Text(rf"{IDENTIFIER}(\.({IDENTIFIER}|<locals>))*", 1000)]  # mod.f.<locals>.Boom
 
 
@@ -48,7 +50,7 @@ class RaisedError:
 
     type: TypeName
     qualified: QualifiedName  # module.QualName, so a declaration may name either
-    message: str
+    message: Said
     line: int | None  # innermost line of the snippet itself, if it is in the traceback
 
 
@@ -73,7 +75,7 @@ class RunResult:
     # (cell, byte offset in its output, snippet line) where each print began: who printed a bad value
     printed_at: tuple[tuple[int, int, int], ...] = ()
     pictures: tuple[Picture, ...] = ()  # one per picture setting
-    picture_errors: tuple[tuple[int, str], ...] = ()  # (setting's line, message) for one it could not satisfy
+    picture_errors: tuple[tuple[int, Said], ...] = ()  # (setting's line, message) for one it could not satisfy
     limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
 
 
@@ -85,7 +87,7 @@ class SelfReport:
     error: RaisedError | None
     printed_at: tuple[tuple[int, int, int], ...]
     pictures: tuple[Picture, ...]
-    picture_errors: tuple[tuple[int, str], ...]
+    picture_errors: tuple[tuple[int, Said], ...]
 
 
 @dataclass(frozen=True)

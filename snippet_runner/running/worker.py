@@ -159,7 +159,8 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
                 with contextlib.suppress(OSError):  # at the output limit: the engine reports that instead
                     sys.stderr.write(text)
                 cls = type(exc)
-                error = RaisedError(cls.__name__, f"{cls.__module__}.{cls.__qualname__}", str(exc), line)
+                said = str(exc)[: protocol.SAID]
+                error = RaisedError(cls.__name__, f"{cls.__module__}.{cls.__qualname__}", said, line)
         ends.append(terminal.offset())
         printed_at += [(index, offset - start, line) for offset, line in terminal.marks]
         if error is not None:
@@ -170,7 +171,7 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
         error=error,
         printed_at=tuple(printed_at),
         pictures=tuple(protocol.Picture(p["kind"], p["line"], p["data"]) for p in shown),
-        picture_errors=tuple(failed),
+        picture_errors=tuple((line, message[: protocol.SAID]) for line, message in failed),
     )
 
 

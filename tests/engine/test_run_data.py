@@ -281,3 +281,43 @@ def test_a_build_label_taken_from_an_output_is_only_a_version_label():
 
     label = approved._builds("torch 2.13.0+cpu\n", f"torch 2.13.0+cu130{MARKUP}\n")
     assert label == "2.13.0+cu130x (approved under 2.13.0+cpu)"  # letters and digits only: it ends at the quote
+
+
+# The snippet rewrites the very report its process writes, after the engine's code made it.
+REPORT_REWRITE = """
+import json, sys
+_protocol = sys.modules["snippet_runner.running.protocol"]
+_dumps = _protocol.dumps
+
+
+def _rewritten(message):
+    data = json.loads(_dumps(message))
+    data[{field!r}] = {value}
+    return json.dumps(data)
+
+
+_protocol.dumps = _rewritten
+"""
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("picture_errors", "[[1, 'y' * 100_000]]"),
+        ("error", "dict(type='ValueError', qualified='builtins.ValueError', message='x' * 100_000, line=1)"),
+    ],
+)
+def test_what_a_run_says_in_words_is_bounded(write_snippet, engine, field, value):
+    """A picture setting's message, or an exception's, is at most protocol.SAID characters (the
+    child cuts it): longer, the build stops on it, naming the snippet, before any of it reaches the log."""
+    write_snippet(
+        "page/long_words.py", "# snippet: curves losses\n" + REPORT_REWRITE.format(field=field, value=value) + CURVES
+    )
+    with pytest.raises(SnippetError, match=r"snippets/page/long_words\.py") as caught:
+        engine.run("page/long_words.py")
+    assert len(str(caught.value)) < 5_000 and "not of its grammar" in str(caught.value)
+
+
+def test_a_long_exception_message_is_cut_by_the_child_not_refused(write_snippet, engine):
+    write_snippet("page/long_error.py", "# snippet: raises ValueError: xxx\nraise ValueError('x' * 50_000)\n")
+    assert len(engine.run("page/long_error.py").error.message) == 10_000
