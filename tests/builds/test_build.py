@@ -91,7 +91,7 @@ def test_changed_output_fails_the_build_with_a_diff_and_reverting_the_cause_is_e
     status, log = scratch.build()
     assert status != 0
     assert "docs/index.md:5: snippets/page/hello.py:1: output differs from the approved snippets/page/hello.out" in log
-    assert "-hello\n+hello, changed" in log
+    assert "    -hello\n    +hello, changed" in log  # indented: no line of a diff starts a line of the log
     scratch.write("snippets/page/hello.py", "print('hello')\n")
     code, log = scratch.build()
     assert code == 0, log
