@@ -269,11 +269,13 @@ def test_a_warning_category_name_is_text_on_the_page_and_indented_in_the_log(wri
     )
     html = _page_html(engine, "page/warns.py")  # warn mode: unapproved, shown with its diff
     assert "<img" not in html and "&lt;img" in html
+    (write_snippet.snippets / "page/warns.out").write_text("something else\n")
     engine.approval_mode = "strict"
     engine.begin_build()
     with pytest.raises(SnippetError) as caught:
         expand("{{ run page/warns.py }}\n", "docs/p.md", engine)
-    assert not [line for line in str(caught.value).split("\n")[1:] if line.startswith("INFO")]
+    assert "INFO    -  built" in str(caught.value)
+    assert not [line for line in str(caught.value).split("\n")[1:] if line[:1] not in ("", " ")]
 
 
 def test_a_build_label_taken_from_an_output_is_only_a_version_label():
