@@ -171,7 +171,8 @@ def _build(cls, data):
     """``cls`` from ``data``, each field checked against its annotation (:func:`_typed`)."""
     _need(type(data) is dict, f"{cls.__name__}: not an object")
     names = {f.name for f in fields(cls)}
-    _need(set(data) == names, f"{cls.__name__}: fields {_keys(data)} instead of {sorted(names)}")
+    if set(data) != names:
+        raise ProtocolError(f"{cls.__name__}: fields {_keys(data)} instead of {sorted(names)}")
     hints = _hints(cls)
     if cls is Picture:  # its data by its kind's schema; an unknown kind is no picture
         kind = data["kind"]
@@ -186,40 +187,65 @@ def _keys(data: dict) -> str:
     return repr(sorted(str(key)[:40] for key in data)[:20])
 
 
+@cache
+def _keysets(hint) -> tuple[set[str], set[str]]:
+    """A ``TypedDict``'s keys: those it must have, and all it may."""
+    hints = _hints(hint)
+    return {key for key, item in hints.items() if typing.get_origin(item) is not typing.NotRequired}, set(hints)
+
+
 def _record(hint, value, what: str) -> dict:
     """``value``, a ``TypedDict``'s: its required keys, perhaps its others, each of its type."""
     _need(type(value) is dict, f"{what}: not an object")
-    hints = _hints(hint)
-    optional = {key for key, item in hints.items() if typing.get_origin(item) is typing.NotRequired}
-    _need(set(hints) - optional <= set(value) <= set(hints), f"{what}: keys {_keys(value)}")
+    (required, known), hints = _keysets(hint), _hints(hint)
+    if not required <= value.keys() <= known:
+        raise ProtocolError(f"{what}: keys {_keys(value)}")
     for key, item in value.items():
-        _typed(hints[key], item, f"{what}.{key}")
+        _item(hints[key], item, what, key)
     return value  # as it came: checked, not converted (an approved file shows 1, not 1.0)
 
 
+def _item(hint, value, what: str, at: str | int) -> None:
+    """Check a part of a picture's data, naming its place (a key, an index) only if it fails: most pass."""
+    try:
+        _typed(hint, value, what)
+    except ProtocolError as error:
+        where = f"[{at}]" if type(at) is int else f".{at}"
+        raise ProtocolError(f"{what}{where}{str(error)[len(what) :]}") from None
+
+
 def _typed(hint, value, what: str):
-    """``value`` as ``hint``: a tuple from a list, a finite float, exactly an int, str or bool (``true`` is no id)."""
+    """``value`` as ``hint``: a tuple from a list, a finite float, exactly an int, str or bool (``true``
+    is no id), a string of its grammar; a picture's lists and dicts are checked and kept as they came."""
     if hint is int or hint is str or hint is bool:  # first: most values are
         if type(value) is not hint:
             raise ProtocolError(f"{what}: not a {hint.__name__}")
         return value
+    if hint is float:
+        _need(type(value) in (int, float) and math.isfinite(value), f"{what}: not a number")
+        return float(value)
     origin, args = _shape(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            _need(type(None) in args, f"{what}: not a value")
+            return None
+        failed = []
+        for arg in args:
+            try:
+                return _typed(arg, value, what)
+            except ProtocolError as error:
+                failed.append(str(error))
+        # say why by the arm it came closest to: not a wrong kind or type at the top, the deepest field
+        raise ProtocolError(max(failed, key=lambda why: ("not one of" not in why, len(why.split(": ")[0]))))
     if origin is Annotated:  # a str of its grammar (data.Text), a picture's data whole (data.SCHEMAS)
         value = _typed(args[0], value, what)
         for why in filter(None, (check(value) for check in args[1:])):
             raise ProtocolError(f"{what}: {why}")
         return value
-    if origin is typing.NotRequired:
-        return _typed(args[0], value, what)
-    if origin is typing.Literal:
-        _need(type(value) is str and value in args, f"{what}: not one of {list(args)}")  # all ours are str
-        return value
-    if typing.is_typeddict(hint):
-        return _record(hint, value, what)
     if origin is list:
         _need(type(value) is list, f"{what}: not a list")
         for index, item in enumerate(value):
-            _typed(args[0], item, f"{what}[{index}]")
+            _item(args[0], item, what, index)
         return value
     if origin is tuple:
         _need(type(value) is list, f"{what}: not a list")
@@ -229,20 +255,15 @@ def _typed(hint, value, what: str):
         if all(type(item) is arg for arg, item in zip(args, value, strict=True)):
             return tuple(value)  # a row of plain values (the common case, fast)
         return tuple(_typed(arg, item, what) for arg, item in zip(args, value, strict=True))
+    if origin is typing.NotRequired:
+        return _typed(args[0], value, what)
+    if origin is typing.Literal:
+        _need(type(value) is str and value in args, f"{what}: not one of {list(args)}")  # all ours are str
+        return value
+    if typing.is_typeddict(hint):
+        return _record(hint, value, what)
     if is_dataclass(hint):
         return _build(hint, value)
-    if origin in (typing.Union, types.UnionType):
-        failed = []
-        for arg in args:
-            try:
-                return _typed(arg, value, what)
-            except ProtocolError as error:
-                failed.append(str(error))
-        # say why by the arm it came closest to: not a wrong kind or type at the top, the deepest field
-        raise ProtocolError(max(failed, key=lambda why: ("not one of" not in why, len(why.split(": ")[0]))))
-    if hint is float:
-        _need(type(value) in (int, float) and math.isfinite(value), f"{what}: not a number")
-        return float(value)
     if hint is dict or origin is dict:
         hint = dict
     _need(type(value) is hint, f"{what}: not a {getattr(hint, '__name__', hint)}")
