@@ -4,8 +4,6 @@ and the drawing cannot disagree on a key unnoticed (mypy checks both sides). It 
 build reads that data by, too (``running/protocol.py``): each string of its grammar (:class:`Text`),
 and per kind (:data:`SCHEMAS`) what no field shows alone (an edge names nodes that exist)."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 

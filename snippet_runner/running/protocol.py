@@ -187,18 +187,11 @@ def _keys(data: dict) -> str:
     return repr(sorted(str(key)[:40] for key in data)[:20])
 
 
-@cache
-def _keysets(hint) -> tuple[set[str], set[str]]:
-    """A ``TypedDict``'s keys: those it must have, and all it may."""
-    hints = _hints(hint)
-    return {key for key, item in hints.items() if typing.get_origin(item) is not typing.NotRequired}, set(hints)
-
-
 def _record(hint, value, what: str) -> dict:
     """``value``, a ``TypedDict``'s: its required keys, perhaps its others, each of its type."""
     _need(type(value) is dict, f"{what}: not an object")
-    (required, known), hints = _keysets(hint), _hints(hint)
-    if not required <= value.keys() <= known:
+    hints = _hints(hint)  # data.py has no postponed annotations, so a TypedDict knows its required keys
+    if not hint.__required_keys__ <= value.keys() <= hints.keys():
         raise ProtocolError(f"{what}: keys {_keys(value)}")
     for key, item in value.items():
         _item(hints[key], item, what, key)
