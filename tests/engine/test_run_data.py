@@ -183,6 +183,7 @@ def test_a_picture_field_that_fails_its_schema_stops_the_build_naming_the_snippe
         _page_html(engine, "page/rewrites.py")
     text = str(caught.value)
     assert "snippets/page/rewrites.py" in text, change
+    assert "reported a field the build does not accept: Picture" in text, text  # the schema, not a later failure
     assert "\n<img" not in text and "Traceback" not in text, text
 
 
