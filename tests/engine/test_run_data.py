@@ -82,9 +82,13 @@ def test_the_step_list_escapes_what_it_puts_in_an_attribute():
     """Behind the schema, the one place a step's ids become the player's data escapes them too."""
     from snippet_runner.pictures import steps
 
+    from snippet_runner.pictures import draw
+
     data = json.loads(json.dumps(chain_rule_data()).replace('"f0"', json.dumps(MARKUP)))
+    data["nodes"][0]["name"] = data["title"] = MARKUP  # and the SVG: Graphviz's text, ids, and our words
     shown = steps.html(data, "p")
     assert "data-node" in shown and "<img" not in shown and "&lt;img" in shown
+    assert "<img" not in draw.draw(data, "p")
 
 
 GRAPH = """
