@@ -80,9 +80,7 @@ def test_every_name_of_a_raised_exception_is_a_dotted_identifier(write_snippet, 
 
 def test_the_step_list_escapes_what_it_puts_in_an_attribute():
     """Behind the schema, the one place a step's ids become the player's data escapes them too."""
-    from snippet_runner.pictures import steps
-
-    from snippet_runner.pictures import draw
+    from snippet_runner.pictures import draw, steps
 
     data = json.loads(json.dumps(chain_rule_data()).replace('"f0"', json.dumps(MARKUP)))
     data["nodes"][0]["name"] = data["title"] = MARKUP  # and the SVG: Graphviz's text, ids, and our words
