@@ -10,3 +10,8 @@ loss.backward()
 
 print("w.is_leaf:", w.is_leaf)
 print("w.grad:", w.grad)   # None, with a UserWarning from PyTorch
+
+try:
+    torch.optim.SGD([w], lr=0.1)       # an optimizer refuses it
+except ValueError as error:
+    print("ValueError:", error)
