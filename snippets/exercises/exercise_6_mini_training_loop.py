@@ -140,7 +140,8 @@ for step in range(1, 2001):
         b -= 0.05 * b.grad
     w.grad.zero_()
     b.grad.zero_()
-    if abs(w.item() + 3) <= 0.0149 and abs(b.item() - 1) <= 0.0149:
+    close = abs(w.item() + 3), abs(b.item() - 1)
+    if max(close) <= 0.0149:
         break
 
 print(f"Within 0.0149 after {step} iterations: "

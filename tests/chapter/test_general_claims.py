@@ -172,7 +172,7 @@ def test_the_graph_is_recorded_anew_on_every_run():
 
 
 def test_autograd_does_not_build_the_jacobian():
-    """non-scalar-outputs.md: a Jacobian of 200,000 × 200,000 float32 would take 160 GB."""
+    """non-scalar-outputs.md: a Jacobian of 200,000 by 200,000 float32 would take 160 GB."""
     n = 200_000
     x = torch.rand(n, requires_grad=True)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
@@ -225,9 +225,12 @@ def test_anomaly_mode_stops_at_a_nan_and_not_at_an_inf():
     produce_inf = [lambda a: torch.sqrt(a).sum(), lambda a: torch.log(a).sum(), lambda a: (1 / a).sum()]
     for f in produce_nan:
         a = torch.tensor([0.0, 0.0], requires_grad=True)
-        with torch.autograd.set_detect_anomaly(True), pytest.warns(UserWarning):
-            with pytest.raises(RuntimeError, match="returned nan values"):
-                f(a).backward()
+        with (
+            torch.autograd.set_detect_anomaly(True),
+            pytest.warns(UserWarning),
+            pytest.raises(RuntimeError, match="returned nan values"),
+        ):
+            f(a).backward()
     for f in produce_inf:
         a = torch.tensor([0.0, 0.0], requires_grad=True)
         with torch.autograd.set_detect_anomaly(True):

@@ -79,8 +79,8 @@ def test_your_first_gradient_comes_before_the_chain_rule():
 
 
 def test_leaf_and_non_leaf_tensors_comes_right_after_your_first_gradient():
-    """"Leaf" explains a None gradient from the first pages on, so the page that teaches it follows
-    the first gradient directly."""
+    """The word "leaf" explains a None gradient from the first pages on, so the page that teaches it
+    follows the first gradient directly."""
     pages = pages_in_order()
     assert pages.index("leaf-tensors.md") == pages.index("first-gradient.md") + 1
 
