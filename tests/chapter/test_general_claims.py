@@ -282,6 +282,9 @@ def test_retain_graph_in_the_carried_state_loop_adds_the_earlier_steps():
         return w.grad.item()
 
     assert step_two_gradient(cut=False) != pytest.approx(step_two_gradient(cut=True))
+    # The page's reason for the error: tanh saves its result for the backward pass.
+    state = torch.tanh(torch.tensor(0.5, requires_grad=True) + 1)
+    assert state.grad_fn._saved_result.item() == state.item()
 
 
 def test_an_optimizer_refuses_a_non_leaf():
