@@ -40,6 +40,11 @@ CALLS = {
     "nn.Sequential": (r"nn\.Sequential\(", "nn.Sequential"),
     "torch.autograd.Function": (r"autograd\.Function\b", "torch.autograd.Function"),
     "gradcheck": (r"gradcheck\(", "gradcheck"),
+    "argmax": (r"\.argmax\(", "argmax"),
+    "torch.where": (r"torch\.where\(", "torch.where"),
+    "set_detect_anomaly": (r"set_detect_anomaly\(", "set_detect_anomaly"),
+    "requires_grad_()": (r"\.requires_grad_\(", "requires_grad_()"),
+    "zero_()": (r"\.zero_\(", "zero_()"),
 }
 
 
