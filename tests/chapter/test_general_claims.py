@@ -8,7 +8,9 @@ process: they check PyTorch, not the build.
 
 from __future__ import annotations
 
+import gc
 import resource
+import weakref
 
 import pytest
 import torch
@@ -293,3 +295,39 @@ def test_an_optimizer_refuses_a_non_leaf():
     for optimizer in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
         with pytest.raises(ValueError, match="non-leaf"):
             optimizer([w], lr=0.1)
+
+
+class _Box:
+    """What a saved-tensor pack hook stores in the graph: an object a weak reference can watch."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor = tensor
+
+
+def test_a_retained_graph_keeps_its_saved_tensors_until_nothing_refers_to_it():
+    """retain-graph.md: kept while the loss refers to the graph, freed when nothing does."""
+    boxes: list[weakref.ref[_Box]] = []
+
+    def pack(tensor: torch.Tensor) -> _Box:
+        box = _Box(tensor.detach())  # not the tensor itself: its grad_fn would hold the box
+        boxes.append(weakref.ref(box))
+        return box
+
+    def forward() -> torch.Tensor:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.tensor):
+            return (x.exp() * x).sum()
+
+    loss = forward()
+    loss.backward(retain_graph=True)
+    gc.collect()
+    assert boxes and all(box() is not None for box in boxes)
+    del loss
+    gc.collect()
+    assert all(box() is None for box in boxes)
+
+    boxes.clear()
+    loss = forward()
+    loss.backward()  # without retain_graph: freed by the pass, while loss still exists
+    gc.collect()
+    assert boxes and all(box() is None for box in boxes)
