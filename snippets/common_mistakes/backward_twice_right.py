@@ -1,11 +1,13 @@
 import torch
 
-x = torch.tensor(2.0, requires_grad=True)
-y = x ** 2
+w = torch.tensor(0.5, requires_grad=True)
+state = torch.tensor(1.0)
 
-# Only because we really do go through this graph twice:
-y.backward(retain_graph=True)
-print("first backward,  x.grad =", x.grad)
-
-y.backward()   # the last pass lets the graph be freed
-print("second backward, x.grad =", x.grad)
+for step in range(1, 3):
+    state = torch.tanh(w * state + 1)
+    loss = (state - 0.2) ** 2
+    loss.backward()
+    print(f"step {step}: w.grad = {w.grad.item():.4f}")
+    w.grad = None
+    # Keep the value, drop its history: the next step starts here.
+    state = state.detach()

@@ -1,8 +1,11 @@
 import torch
 
-x = torch.tensor(3.0, requires_grad=True)
-y = x ** 2
+w = torch.tensor(1.0, requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=0.1)
 
-y.backward()
-
-print("x.grad:", x.grad)   # after the backward pass: dy/dx = 2 * 3 = 6
+for step in range(1, 4):
+    optimizer.zero_grad()
+    loss = (w * 2.0 - 6.0) ** 2
+    loss.backward()
+    print("step", step, "logged w.grad =", w.grad)   # after backward
+    optimizer.step()

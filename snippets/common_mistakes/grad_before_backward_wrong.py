@@ -1,8 +1,11 @@
 import torch
 
-x = torch.tensor(3.0, requires_grad=True)
-y = x ** 2
+w = torch.tensor(1.0, requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=0.1)
 
-print("x.grad:", x.grad)   # read too early: nothing has been computed yet
-
-y.backward()
+for step in range(1, 4):
+    optimizer.zero_grad()
+    print("step", step, "logged w.grad =", w.grad)   # too early
+    loss = (w * 2.0 - 6.0) ** 2
+    loss.backward()
+    optimizer.step()

@@ -1,10 +1,12 @@
 import torch
 
-x = torch.tensor(2.0, requires_grad=True)
-y = x * 3
-y.retain_grad()    # before backward(): keep this intermediate gradient
-loss = y ** 2
+torch.manual_seed(0)
+# Scale first, then ask for gradients: w is the leaf.
+w = (torch.randn(2) * 0.01).requires_grad_()
+x = torch.tensor([1.0, 2.0])
 
+loss = (w * x).sum() ** 2
 loss.backward()
 
-print("y.grad:", y.grad)   # d loss / dy = 2 * y = 12
+print("w.is_leaf:", w.is_leaf)
+print("w.grad:", w.grad)

@@ -21,5 +21,8 @@ print("unused.grad:", unused.grad)
 print("scale.grad: ", scale.grad)
 print("scale.detach() shares scale's storage:",
       scale.detach().data_ptr() == scale.data_ptr())
-print("hidden.is_leaf:", hidden.is_leaf, " hidden.grad:", hidden.grad)
-print("moved.is_leaf: ", moved.is_leaf, " moved.grad: ", moved.grad)
+# Not leaves, so .grad stays None (reading it would warn):
+print("hidden.is_leaf:", hidden.is_leaf,
+      " grad_fn:", type(hidden.grad_fn).__name__)
+print("moved.is_leaf: ", moved.is_leaf,
+      " grad_fn:", type(moved.grad_fn).__name__)

@@ -6,7 +6,6 @@ w = torch.tensor([1.0, 2.0], requires_grad=True).double()
 (w * 3).sum().backward()
 print("cast after:  is_leaf", w.is_leaf, " grad_fn",
       type(w.grad_fn).__name__)
-print("             w.grad =", w.grad)
 
 # Cast first, then ask for gradients: w is the leaf itself.
 w = torch.tensor([1.0, 2.0]).double().requires_grad_()

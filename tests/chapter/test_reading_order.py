@@ -40,6 +40,11 @@ CALLS = {
     "nn.Sequential": (r"nn\.Sequential\(", "nn.Sequential"),
     "torch.autograd.Function": (r"autograd\.Function\b", "torch.autograd.Function"),
     "gradcheck": (r"gradcheck\(", "gradcheck"),
+    "argmax": (r"\.argmax\(", "argmax"),
+    "torch.where": (r"torch\.where\(", "torch.where"),
+    "set_detect_anomaly": (r"set_detect_anomaly\(", "set_detect_anomaly"),
+    "requires_grad_()": (r"\.requires_grad_\(", "requires_grad_()"),
+    "zero_()": (r"\.zero_\(", "zero_()"),
 }
 
 
@@ -76,3 +81,41 @@ def test_the_first_page_whose_listings_use_a_call_says_what_it_does(call):
 def test_your_first_gradient_comes_before_the_chain_rule():
     pages = pages_in_order()
     assert pages.index("first-gradient.md") < pages.index("chain-rule.md")
+
+
+def test_leaf_and_non_leaf_tensors_comes_right_after_your_first_gradient():
+    """The word "leaf" explains a None gradient from the first pages on, so the page that teaches it
+    follows the first gradient directly."""
+    pages = pages_in_order()
+    assert pages.index("leaf-tensors.md") == pages.index("first-gradient.md") + 1
+
+
+# What the training loop with nn and torch.optim uses; the loop by hand comes before any of it.
+LIBRARY_LOOP = r"\bnn\.\w+\(|torch\.optim\.|\boptim\.\w+\("
+
+
+def test_the_loop_by_hand_comes_before_the_loop_with_nn_and_optim():
+    pages = pages_in_order()
+    by_hand = pages.index("linear-regression.md")
+    earlier = [page for page in pages[:by_hand] if re.search(LIBRARY_LOOP, listings(page))]
+    assert not earlier, f"{earlier} use nn or torch.optim before Linear regression by hand"
+
+
+# Calls with pages of their own later in the chapter: the first pages, up to the loop by hand,
+# neither run them nor teach them in passing.
+LATER_TOOLS = {
+    "torch.autograd.grad": r"torch\.autograd\.grad\(",
+    "a node hook": r"grad_fn\.register_(pre)?hook\(|\.register_hook\(",
+    "torch.no_grad()": r"\bno_grad\(",
+    "torch.inference_mode()": r"\binference_mode\(",
+    "torch.set_grad_enabled": r"\bset_grad_enabled\(",
+    "detach()": r"\.detach\(",
+}
+
+
+@pytest.mark.parametrize("tool", LATER_TOOLS)
+def test_the_first_pages_do_not_front_load_a_later_tool(tool):
+    pages = pages_in_order()
+    first = pages[: pages.index("linear-regression.md")]
+    using = [page for page in first if re.search(LATER_TOOLS[tool], listings(page))]
+    assert not using, f"{using} run {tool} before the page that teaches it"

@@ -267,25 +267,30 @@ def test_exact_statements_stay_exact():
 def test_runs_that_back_the_exact_statements(built_site):
     retain_graph = outputs_on(built_site, "retain-graph.md")
     assert "y = x + 1, two passes: x.grad = tensor(2.)" in retain_graph
-    leaf = outputs_on(built_site, "leaf-tensors.md")
-    assert "registered after the pass:   y.grad = None" in leaf
-    assert "after one more pass:         y.grad = tensor(12.)" in leaf
+    assert "registered after the pass:   y.grad = None" in retain_graph
+    assert "after one more pass:         y.grad = tensor(12.)" in retain_graph
     assert "layout=torch.strided" in outputs_on(built_site, "real-world.md")
     # Issue 20: each corrected statement is backed by the run beside it.
     assert "Only Tensors of floating point and complex dtype" in outputs_on(built_site, "first-gradient.md")
     assert "complex64: torch.complex64 True" in outputs_on(built_site, "first-gradient.md")
     graph = outputs_on(built_site, "computational-graph.md")
-    assert "x * c in no_grad()     requires_grad=False grad_fn=None" in graph
-    assert "x.detach() shares x's storage: True" in graph  # detach() is not a copy
-    assert "AccumulateGrad  receives [8.0]" in graph  # fan-out: one visit with the sum
+    assert "c * 2:      requires_grad False  grad_fn None" in graph
+    assert "x.argmax(): requires_grad False  grad_fn None" in graph  # issue 49: not every result
+    assert "x.grad: tensor(8.)" in graph  # a tensor used twice
     assert "AddmmBackward0 saved x: True" in outputs_on(built_site, "training-loop.md")
     assert "default reduction: mean" in outputs_on(built_site, "non-scalar-outputs.md")
     assert "scale.grad:  None" in outputs_on(built_site, "gradient-debugging.md")
-    assert "moved.is_leaf:  False  moved.grad:  None" in outputs_on(built_site, "gradient-debugging.md")
+    assert "moved.is_leaf:  False  grad_fn: ToCopyBackward0" in outputs_on(built_site, "gradient-debugging.md")
     leaf = outputs_on(built_site, "leaf-tensors.md")
     assert "cast after:  is_leaf False" in leaf and "cast before: is_leaf True" in leaf
     assert "Adam       refuses" in outputs_on(built_site, "real-world.md")
     assert "unused after step = 1.00" in outputs_on(built_site, "zeroing-gradients.md")
+    # Issue 49: the statements a reviewer broke, each now shown by the run beside it.
+    leaf = outputs_on(built_site, "leaf-tensors.md")
+    assert "d.is_leaf: True  d.grad_fn: None" in leaf  # an operation's result can be a leaf
+    assert "v.argmax(): torch.int64  requires_grad: False  is_leaf: True" in leaf
+    assert "x.grad: tensor([ 1., 32., 40.])" in outputs_on(built_site, "non-scalar-outputs.md")  # v^T J
+    assert "gradient tensor([   nan,    inf, 0.3536])" in outputs_on(built_site, "non-differentiable.md")
     for page, wrong in [
         ("multiple-variables.md", "splits it in two"),
         ("chain-rule.md", "records \\( u \\) and \\( y \\) as nodes"),
@@ -300,10 +305,19 @@ def test_runs_that_back_the_exact_statements(built_site):
         ("training-loop.md", "not part of the graph at all"),
         ("computational-graph.md", "Every tensor produced by an operation has a `grad_fn`"),
         ("exercises/index.md", "practise"),
+        ("gradient-debugging.md", "a rounding or an argmax"),
+        ("gradient-debugging.md", "to find the operation that produced it. |"),
+        ("non-scalar-outputs.md", 'calls it the "vector" of the product'),
+        ("non-differentiable.md", "always returns a number"),
+        ("computational-graph.md", "spreads from inputs to outputs"),
+        ("first-gradient.md", "A **leaf** is a tensor you created yourself"),
+        ("first-gradient.md", "with respect to every leaf tensor created with"),
+        ("cheat-sheet.md", "adds to the `.grad` of every leaf that requires gradients"),
     ]:
         assert wrong not in (DOCS / page).read_text(), (page, wrong)
     exercise = (ROOT / "snippets/exercises/exercise_4_gradient_accumulation.py").read_text()
     assert "does the same" not in exercise and "None" in exercise
+    assert "about 300" not in (ROOT / "snippets/exercises/exercise_6_mini_training_loop.py").read_text()
 
 
 def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):
@@ -312,12 +326,15 @@ def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):
         "b.grad:      None",  # None
         "relu:  x.grad = tensor([0., 1.])",  # zero
         "step 2: w.grad = tensor(-32.)",  # doubled
-        "nan",  # NaN
+        "a.grad:   tensor([nan, nan])",  # NaN
+        "d sqrt(z) / dz at 0: tensor(inf)",  # inf
+        "scores[best]: scores.grad: tensor([0., 1., 0.])",  # argmax: None, then one-hot
         "does not require grad and does not have a grad_fn",  # an error
         "gradient arriving at y: tensor(12.)",  # register_hook
         "d loss / d y = tensor(12.)",  # torch.autograd.grad
-        "gradcheck(f): True",  # gradcheck
-        "Error detected in SqrtBackward0",  # set_detect_anomaly
+        "autograd: 0.367879   finite difference: 0.367879",  # a numerical check
+        "Error detected in PowBackward0",  # set_detect_anomaly stops at the first NaN
+        "under anomaly mode, d sqrt(z) / dz at 0: tensor(inf)",  # and not at an inf
     ]:
         assert expected in shown, expected
     pages = nav_pages()
