@@ -18,7 +18,7 @@ def pack(t):
     else:
         saved["activations"] += 1
         saved["bytes"] += t.numel() * t.element_size()
-    return t
+    return t.detach()               # no reference to t itself
 
 
 def unpack(t):

@@ -1,5 +1,5 @@
 # snippet: curves sigmoid_norms="sigmoid" tanh_norms="tanh" log
-# snippet: curves xlabel="layer (1 = nearest the input)"
+# snippet: curves xlabel=layer
 # snippet: curves ylabel="norm of the weight gradient"
 import torch
 from torch import nn
