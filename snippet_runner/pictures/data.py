@@ -94,6 +94,7 @@ class GraphData(TypedDict):
     edges: list[Edge]
     backward: bool  # whether the backward pass ran (and so whether the edges carry gradients)
     steps: NotRequired[list[Step]]  # the nodes in the order the engine ran them (only when backward ran)
+    via: NotRequired[Literal["grad"]]  # torch.autograd.grad ran the pass: it returned the gradients, no .grad
 
 
 class Series(TypedDict):

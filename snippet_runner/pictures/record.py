@@ -2,9 +2,9 @@
 
 A hidden ``# snippet:`` setting names what to draw. **graph NAME**: a profiler (``sys.setprofile``, and
 ``threading.setprofile`` for the snippet's threads) sees each call of ``torch.autograd.backward``
-(``Tensor.backward`` calls it); it adds no frame, so warnings keep the snippet's file and line, and
-only snippets with a graph setting pay for it. At the first call whose roots hold ``NAME`` (in the
-snippet's globals or its own frames), the graph is walked and given PyTorch's public hooks before
+(``Tensor.backward`` calls it) and of ``torch.autograd.grad`` (whose pass returns its gradients and fills
+no ``.grad``); it adds no frame, so warnings keep the snippet's file and line, and only snippets with a
+graph setting pay for it. At the first call whose roots hold ``NAME`` (in the snippet's globals or its own frames), the graph is walked and given PyTorch's public hooks before
 the pass runs, and ``.grad`` is read when that call returns: the picture holds the values and
 gradients that really flowed, what each node saved and whether backward freed it, and ``steps`` in
 the engine's own order (:mod:`snippet_runner.pictures.steps`). **curves NAME ...**: each named list
@@ -41,19 +41,19 @@ class Watch:
         self.seen: dict[int, Any] = {}  # setting line -> the last value its name had on the stack
         self.profiles: tuple | None = None  # the profilers to put back on close()
         if any(kind == "graph" for kind, _, _ in self.settings):
-            import torch
-
-            self.backward = torch.autograd.backward.__code__
+            self.backward = _pass_codes()
             self.profiles = (sys.getprofile(), threading.getprofile())
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)  # a backward() in a thread the snippet starts
 
     def _profile(self, frame, event: str, arg) -> None:
-        """The profiler hook: only calls of ``torch.autograd.backward`` (``Tensor.backward`` calls it) matter."""
-        if frame.f_code is not self.backward:
+        """The profiler hook: only calls of ``torch.autograd.backward`` (``Tensor.backward`` calls it) or
+        ``torch.autograd.grad`` matter; their first parameters, ``tensors`` and ``outputs``, are the roots."""
+        if frame.f_code not in self.backward:
             return
         if event == "call":
-            self._before_backward(frame.f_locals["tensors"], frame)
+            roots = frame.f_locals.get("tensors", frame.f_locals.get("outputs"))
+            self._before_backward(roots, frame)
         elif event == "return":
             for walk in self.graphs.values():
                 if walk.call is frame:  # the call whose pass began the walk has ended: read .grad
@@ -82,6 +82,8 @@ class Watch:
                 continue
             try:
                 self.graphs[line] = _Walk(value, options, namespace)
+                if frame.f_code is _pass_codes()[1]:
+                    self.graphs[line].data["via"] = "grad"
             except ValueError as error:
                 self.errors[line] = str(error)
 
@@ -134,6 +136,13 @@ class Watch:
             f"'# snippet: graph {name}': {name} never went backward, so there is no backward pass"
             f" to draw; call {name}.backward(), or name the tensor the snippet calls backward() on"
         )
+
+
+def _pass_codes() -> tuple:
+    """The code of the two public calls that run a backward pass."""
+    import torch
+
+    return (torch.autograd.backward.__code__, torch.autograd.grad.__code__)
 
 
 def _no_graph(name: str) -> str:
@@ -295,14 +304,12 @@ class _Walk:
         return entry
 
     def _on_root(self, grad_outputs):
-        import torch
-
         if self.finished or self.thread is not None:
             return None
         self.thread = threading.get_ident()
         self.seed = tensor_text(grad_outputs[0]) if grad_outputs and grad_outputs[0] is not None else None
         frame = inspect.currentframe()
-        while frame is not None and frame.f_code is not torch.autograd.backward.__code__:
+        while frame is not None and frame.f_code not in _pass_codes():
             frame = frame.f_back
         self.call = frame
         return None

@@ -20,13 +20,14 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
     label = {node["id"]: node["name"] for node in data["nodes"]}  # an AccumulateGrad by the leaf it fills:
     label |= {e["from"]: f"AccumulateGrad (for {label[e['to']]})" for e in edges if e["kind"] == "accumulate"}
     out: list[tuple[str, list[str], list[str], list[str]]] = []
+    call = "torch.autograd.grad" if data.get("via") == "grad" else "backward()"
     seed = next((i for i, e in enumerate(edges) if e["kind"] == "seed"), None)
     if seed is not None:
         edge = edges[seed]
         name, grad = label[edge["from"]], edge["grad"]
         # a scalar's backward() starts from d name / d name = 1; any other start was passed to it
         start = f"d{name}/d{name} = 1" if grad == "1" else f"{grad}, the gradient it was given"
-        sentence = f"backward() starts at {name} with {start}, and sends it to {label[edge['to']]}."
+        sentence = f"{call} starts at {name} with {start}, and sends it to {label[edge['to']]}."
         out.append((sentence, [edge["from"]], [], [f"e{seed}"]))
     for step in steps:
         out.append((_sentence(step, edges, label), [step["node"]], _ids(step["in"]), _ids(_sent(step))))
@@ -34,6 +35,8 @@ def sentences(data: GraphData) -> list[tuple[str, list[str], list[str], list[str
     landed = [f"{n['name']}.grad = {n['grad']}" for n in leaves if n.get("grad") is not None]
     into = [f"e{i}" for i, e in enumerate(edges) if e["kind"] == "accumulate" and e["grad"] is not None]
     done = "backward() is done. " + ("; ".join(landed) + "." if landed else "No leaf received a gradient.")
+    if call != "backward()":  # it returns what reached each input's AccumulateGrad, which does not run
+        done = f"{call} is done: it returns the gradients that reached its inputs, and adds none to a .grad."
     out.append((done, [n["id"] for n in leaves], into, []))
     return out
 
@@ -83,9 +86,14 @@ def _sentence(step: Step, edges, label: dict[str, str]) -> str:
     def target(item) -> str:
         return label[edges[item["edge"]]["to"]]
 
-    if all(f == "1" for f in factors):
+    if all(f == "1" for f in factors):  # a sum's, but also a product by 1's or a difference's first input
         targets = " and ".join(f"{item['grad']} to {target(item)}" for item in sent)
-        return f"{intro}{then} passes it on unchanged (the derivative of a sum is 1): it sends {targets}."
+        why = (
+            "the derivative of a sum with respect to each term is 1"
+            if name == "AddBackward0"
+            else "its local derivative is 1"
+        )
+        return f"{intro}{then} passes it on unchanged ({why}): it sends {targets}."
     if len(sent) == 1 and factors[0]:
         return f"{intro}{then} multiplies by {factors[0]}: it sends {sent[0]['grad']} to {target(sent[0])}."
     if all(factors):

@@ -277,6 +277,11 @@ def test_runs_that_back_the_exact_statements(built_site):
     assert "c * 2:      requires_grad False  grad_fn None" in graph
     assert "x.argmax(): requires_grad False  grad_fn None" in graph  # issue 49: not every result
     assert "x.grad: tensor(8.)" in graph  # a tensor used twice
+    modes = outputs_on(built_site, "grad-modes.md")  # the run moved there from computational-graph.md
+    assert "x * c in no_grad()     requires_grad=False grad_fn=None" in modes
+    assert "x.detach() shares x's storage: True" in modes  # detach() is not a copy
+    assert "x.argmax()             requires_grad=False grad_fn=None" in modes  # issue 49: not every result
+    assert "AccumulateGrad  receives [8.0]" in outputs_on(built_site, "hooks.md")  # fan-out: one visit, the sum
     assert "AddmmBackward0 saved x: True" in outputs_on(built_site, "training-loop.md")
     assert "default reduction: mean" in outputs_on(built_site, "non-scalar-outputs.md")
     assert "scale.grad:  None" in outputs_on(built_site, "gradient-debugging.md")

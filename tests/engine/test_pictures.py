@@ -145,6 +145,24 @@ def test_saved_tensors_are_freed_by_backward_unless_retained():
         assert pow_node["saved"] == [{"name": "self", "value": "2", "freed": freed}]
 
 
+def test_a_pass_run_by_torch_autograd_grad_is_drawn_with_its_steps():
+    """torch.autograd.grad runs a backward pass without Tensor.backward: it is drawn as well, its
+    gradients on the edges, the leaf's .grad left None (grad returns what it computes)."""
+    code = """
+        import torch
+        x = torch.tensor(3.0, requires_grad=True)
+        y = x * 2
+        loss = y**2
+        (g,) = torch.autograd.grad(loss, x)
+    """
+    data = graph(code, "graph loss")
+    assert data["via"] == "grad" and data["backward"] is True
+    assert ("MulBackward0", "AccumulateGrad", "24") in flows(data)  # 2 * 2y = 24, what grad returned
+    assert by_name(data)["x"]["grad"] is None
+    assert [n for n in (s["node"] for s in data["steps"])] == ["f0", "f1"]  # Pow, then Mul
+    assert "via" not in graph(CHAIN_RULE, "graph y")  # a backward() keeps its data as approved
+
+
 def test_only_the_first_backward_is_recorded():
     code = """
         import torch

@@ -117,6 +117,38 @@ def test_each_step_names_its_local_derivative_where_it_is_simple():
     assert texts[-1] == "backward() is done. x.grad = 60."
 
 
+def test_a_step_that_passes_its_gradient_on_unchanged_says_why_for_its_own_kind():
+    """Only a sum is explained as a sum: a product by 1 and a difference pass a gradient on
+    unchanged too, and the sentence must stay true for them (issue 49)."""
+    code = """
+        import torch
+        x = torch.tensor(3.0, requires_grad=True)
+        c = torch.tensor(5.0)
+        loss = ((x * 1) - c) + x
+        loss.backward()
+    """
+    shown, _, _ = capture(code, "graph loss")
+    texts = {text.split(" ")[0]: text for text, *_ in words.sentences(shown[0]["data"])}
+    assert "(the derivative of a sum with respect to each term is 1)" in texts["AddBackward0"]
+    for kind in ("MulBackward0", "SubBackward0"):
+        assert "(its local derivative is 1)" in texts[kind] and "sum" not in texts[kind]
+
+
+def test_the_steps_of_torch_autograd_grad_name_the_call_and_what_it_returns():
+    code = """
+        import torch
+        x = torch.tensor(3.0, requires_grad=True)
+        loss = (x * 2) ** 2
+        (g,) = torch.autograd.grad(loss, x)
+    """
+    shown, failed, _ = capture(code, "graph loss")
+    assert failed == []
+    texts = [text for text, *_ in words.sentences(shown[0]["data"])]
+    assert texts[0] == "torch.autograd.grad starts at loss with dloss/dloss = 1, and sends it to PowBackward0."
+    assert texts[-1].startswith("torch.autograd.grad is done: it returns the gradients")
+    assert len(texts) == 4  # the seed, PowBackward0, MulBackward0, the end: AccumulateGrad does not run
+
+
 # -- through the real worker ---------------------------------------------------------------------
 
 THREADS = """

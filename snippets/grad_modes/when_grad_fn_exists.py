@@ -18,6 +18,8 @@ with torch.inference_mode():
     describe("x * c in inference", x * c)   # the same, with less overhead
 describe("x.detach() * c", x.detach() * c)  # cut off the graph
 describe("x (a leaf)", x)
+describe("x > 1", x > 1)        # a boolean result is not tracked
+describe("x.argmax()", x.argmax())   # nor an integer one
 
 # detach() makes no copy: the result reads the same memory as x.
 d = x.detach()
