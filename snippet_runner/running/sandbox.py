@@ -78,9 +78,10 @@ class Isolation:
 
     namespaces: bool = False  # user, network, mount and PID namespaces
     cgroup: isolation.PidsCgroup | None = None
+    memory: isolation.MemoryCgroup | None = None  # else RLIMIT_AS, which counts address space
     nproc: bool = False  # RLIMIT_NPROC limits the snippet's processes (not root, in its user namespace)
     landlock: int = 0  # the Landlock ABI
-    seccomp: bool = False  # a seccomp filter can refuse AF_UNIX sockets
+    seccomp: bool = False  # a seccomp filter can refuse sockets and calls
     off: list[str] = field(default_factory=list)
     pid_namespace: int | None = None  # the worker's own PID namespace, to return to after each fork
 
@@ -94,7 +95,16 @@ def isolate_worker() -> Isolation:
     except (OSError, ValueError) as error:  # ValueError: a /proc/self/cgroup or mountinfo we cannot read
         cgroup_error = getattr(error, "strerror", None) or str(error)
     try:
-        isolation.enter_user_namespace(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWPID)
+        done.memory = isolation.MemoryCgroup.make(os.getpid())
+    except (OSError, ValueError) as error:
+        done.off.append(
+            f"no memory cgroup ({getattr(error, 'strerror', None) or error}): a snippet's memory is limited by its"
+            " address space, which System V shared memory it detached is not in, and a CUDA torch cannot load in"
+        )
+    isolation.join_new_session_keyring()  # the build's session keyring (where CI may keep a key): not ours
+    try:
+        namespaces = isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWPID | isolation.CLONE_NEWIPC
+        isolation.enter_user_namespace(namespaces)
         isolation.mount(None, "/", None, isolation.MS_REC | isolation.MS_PRIVATE)
         if os.path.isdir("/run"):
             isolation.mount_tmpfs("/run", 4096, 16, 0o755)
@@ -102,8 +112,8 @@ def isolate_worker() -> Isolation:
     except OSError as error:
         done.off.append(
             f"no user namespace ({error}): snippets may reach the network over UDP, their files in"
-            " /dev/shm outlive them, their scratch disk and shared memory are not limited, and they"
-            " see the machine's processes and its named UNIX sockets"
+            " /dev/shm and System V objects outlive them, their scratch disk and shared memory are not limited,"
+            " and they see the machine's processes, System V objects and named UNIX sockets"
         )
     if done.namespaces:
         _stand_in(os.fork())
@@ -116,7 +126,10 @@ def isolate_worker() -> Isolation:
     elif done.landlock < 6 and not done.namespaces:
         done.off.append(f"Landlock ABI {done.landlock} (< 6): snippets may signal the build's processes")
     if not done.seccomp:
-        done.off.append("no seccomp filter: snippets may connect to a named UNIX socket in a folder they can see")
+        done.off.append(
+            "no seccomp filter: snippets may connect to a named UNIX socket in a folder they can see, and use"
+            " io_uring, kernel keyrings, vsock, netlink, bpf, perf events and other calls torch does not need"
+        )
     return done
 
 
@@ -153,6 +166,7 @@ class Sandbox:
         self.isolated = isolated
         self._tasks = 0  # the worker's threads, when RLIMIT_NPROC counts the snippet's processes
         self._refused = 0  # the cgroup's refused forks before the next child
+        self._killed = 0  # the memory cgroup's OOM kills before the next child
         self._mounted: list[str] = []
         self._readable = [os.path.realpath(p) for p in _readable() if os.path.exists(p)]  # worked out once
         self._hidden = [p for p in HIDDEN if os.path.isdir(p) and not os.path.islink(p)]
@@ -181,6 +195,8 @@ class Sandbox:
             for path, size, mode in folders:
                 isolation.mount_tmpfs(path, size, max(size // _TMPFS_INODE, 16), mode)
                 self._mounted.append(path)
+        if self.isolated.memory is not None:
+            self._killed = self.isolated.memory.kills()
         if self.isolated.cgroup is not None:
             self.isolated.cgroup.set_max(self.isolated.cgroup.current() + processes)
             self._refused = self.isolated.cgroup.refusals()
@@ -204,12 +220,19 @@ class Sandbox:
     def confine(self, path: str, memory: int, output: int, processes: int, disk: int, shm: int) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
         folder = os.path.dirname(path)
+        if self.isolated.memory is not None:  # first: every page it touches from here on counts, of any kind
+            self.isolated.memory.enter(memory)
         if self.isolated.namespaces:
-            isolation.unshare(isolation.CLONE_NEWNS)
+            isolation.unshare(isolation.CLONE_NEWNS | isolation.CLONE_NEWIPC)
             _hide(self._hidden, keep=sorted({*self._readable, os.path.realpath(folder), self._root}))
             isolation.mount("proc", "/proc", "proc", isolation.MS_NOSUID | isolation.MS_NODEV | isolation.MS_NOEXEC)
+            for listing in ("/proc/keys", "/proc/key-users"):  # the names of the build user's keys: not its
+                if os.path.exists(listing):
+                    isolation.mount("/dev/null", listing, None, isolation.MS_BIND)
             memory = max(memory - disk - shm, 0)  # its tmpfs folders are kept in memory
-        _limit_memory(memory)
+        if self.isolated.memory is None:
+            _limit_memory(memory)
+        isolation.join_new_session_keyring()
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (output + 1, max(output + 1, REPORT_LIMIT)))
         if self.isolated.nproc:
@@ -223,7 +246,7 @@ class Sandbox:
             isolation.restrict_self(ruleset)
             os.close(ruleset)
         if self.isolated.seccomp:
-            isolation.refuse_unix_sockets()
+            isolation.filter_system_calls()
         if self.isolated.namespaces:
             isolation.drop_capabilities()
 
@@ -260,6 +283,8 @@ class Sandbox:
         cgroup = self.isolated.cgroup
         if cgroup is not None and cgroup.refusals() > self._refused:
             hit.append("processes")
+        if self.isolated.memory is not None and self.isolated.memory.kills() > self._killed:
+            hit.append("memory")
         if self.isolated.namespaces:
             for name, path in (("disk", str(self.scratch)), ("shm", "/dev/shm")):
                 st = os.statvfs(path)
