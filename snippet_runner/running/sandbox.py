@@ -112,8 +112,8 @@ def isolate_worker() -> Isolation:
     except OSError as error:
         done.off.append(
             f"no user namespace ({error}): snippets may reach the network over UDP, their files in"
-            " /dev/shm and System V objects outlive them, their scratch disk and shared memory are not limited,"
-            " and they see the machine's processes, System V objects and named UNIX sockets"
+            " /dev/shm outlive them (and System V objects), their scratch disk and shared memory are not"
+            " limited, and they see the machine's processes, System V objects and named UNIX sockets"
         )
     if done.namespaces:
         _stand_in(os.fork())
