@@ -175,6 +175,7 @@ def test_system_v_objects_of_the_machine_are_unseen_and_a_snippets_die_with_it(w
         (
             "System V shared memory, detached",
             """
+            # snippet: disk 1MB
             import ctypes
             libc = ctypes.CDLL(None)
             libc.shmat.restype = ctypes.c_void_p
@@ -189,6 +190,7 @@ def test_system_v_objects_of_the_machine_are_unseen_and_a_snippets_die_with_it(w
         (
             "memfd",
             """
+            # snippet: disk 1MB
             # snippet: output 64MB
             import os
             files, block = [], b"x" * (1 << 20)
@@ -202,6 +204,7 @@ def test_system_v_objects_of_the_machine_are_unseen_and_a_snippets_die_with_it(w
         (
             "a file in its scratch folder, then anonymous memory",
             """
+            # snippet: disk 190MB
             # snippet: output 64MB
             import tempfile
             for n in range(3):  # each below the output limit, which caps a file's size
@@ -215,9 +218,9 @@ def test_system_v_objects_of_the_machine_are_unseen_and_a_snippets_die_with_it(w
 )
 def test_the_memory_limit_counts_memory_of_every_kind(write_snippet, engine, kind, code):
     """Under ``memory 256MB``. Before, the System V segments (out of its address space once
-    detached) and the memfd (written, never mapped) passed with no limit met."""
-    settings = "# snippet: memory 256MB\n# snippet: disk 190MB\n"
-    write_snippet("page/fill.py", settings + textwrap.dedent(code))
+    detached) and the memfd (written, never mapped) passed with no limit met; the scratch files
+    were counted as the whole of ``disk`` whether written or not."""
+    write_snippet("page/fill.py", "# snippet: memory 256MB\n" + textwrap.dedent(code))
     with pytest.raises(SnippetError) as caught:
         engine.run("page/fill.py")
     assert "fill.py:1: stopped at its memory limit of 256MB; raise it with '# snippet: memory 512MB'" in str(
