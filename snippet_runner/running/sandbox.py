@@ -8,19 +8,21 @@ each holds: ``dev/decisions/0007-the-trust-boundary.md``):
 
 * **Environment**: an allowlist (:func:`worker_environment`); ``HOME`` and ``TMPDIR`` are scratch.
 * **The worker's namespaces** (:func:`isolate_worker`): a user namespace mapping only the build's
-  uid; a network namespace with no interface up; a mount namespace with an empty ``/run`` and a
-  ``/dev`` of :data:`DEVICES` and ``shm``; a PID namespace whose init is the worker.
+  uid; a network namespace with no interface up; an IPC namespace; a mount namespace with an empty
+  ``/run`` and a ``/dev`` of :data:`DEVICES` and ``shm``; a PID namespace whose init is the worker.
 * **Per run**: a PID namespace whose init is the snippet, so the kernel kills all it started
-  when it ends, with its own ``/proc``; a mount namespace where :data:`HIDDEN` are empty but for
-  what it may read (no named UNIX socket there); tmpfs mounts for scratch (``disk``) and
-  ``/dev/shm`` (``shm``), which count against its memory limit.
+  when it ends, with its own ``/proc``; an IPC namespace (its System V objects die with it); a
+  fresh session keyring; a mount namespace where :data:`HIDDEN` are empty but for what it may
+  read (no named UNIX socket there); tmpfs mounts for scratch (``disk``) and ``/dev/shm`` (``shm``).
 * **Landlock**: reads only :func:`_readable` and its folder, writes only scratch, ``/dev/shm`` and
   :data:`WRITABLE_DEVICES`; no TCP (ABI 4), no signal or abstract socket outside (scopes, ABI 6).
-* **seccomp**: ``socket(AF_UNIX)`` and datagram ``socketpair`` fail, so no named UNIX socket
-  reaches anyone (Landlock does not cover ``connect`` to one). Then capabilities are dropped.
+* **seccomp**: sockets but TCP/IP's, datagram ``socketpair``, io_uring, keyrings, new namespaces
+  and the other calls torch does not need fail (:func:`isolation.filter_system_calls`); Landlock
+  does not cover ``connect`` to a named UNIX socket. Then capabilities are dropped.
 * **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture; every other is closed before its code.
-* **Limits**: processes and threads by a pids cgroup (else ``RLIMIT_NPROC``); memory by
-  ``RLIMIT_AS``; output by ``RLIMIT_FSIZE``, one byte past its allowance (``SIGXFSZ`` ignored).
+* **Limits**: processes and threads by a pids cgroup (else ``RLIMIT_NPROC``); memory of every
+  kind, tmpfs files included, by a memory cgroup (else ``RLIMIT_AS``, less ``disk`` and ``shm``);
+  output by ``RLIMIT_FSIZE``, one byte past its allowance (``SIGXFSZ`` ignored).
 
 The build records what the worker sees once the child is gone (:meth:`Sandbox.limits_hit`); the
 child's own account is a size-capped, schema-checked file (:meth:`Sandbox.report`). Where a

@@ -9,6 +9,10 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import shlex
+import shutil
+import subprocess
+import sys
 import textwrap
 import time
 
@@ -297,3 +301,35 @@ def test_the_worker_keeps_a_timeout_whatever_the_snippets_processes_do(write_sni
     assert engine.runner.workers_started == before, "the worker did not keep the timeout: the build replaced it"
     assert _marked(marker) == [], "a process of the snippet outlived it"
     assert engine.run("page/after.py").output == "next\n"
+
+
+WITHOUT_CGROUP = """
+from snippet_runner import Engine
+from snippet_runner.errors import SnippetError
+
+engine = Engine({snippets!r}, None, approval_mode="warn", preload=())
+try:
+    try:
+        engine.run("page/big.py")
+    except SnippetError as error:
+        print("ERROR", error)
+    print("OFF", engine.runner.protections_off)
+finally:
+    engine.close()
+"""
+
+
+def test_without_a_memory_cgroup_the_build_says_so_and_the_address_space_is_limited(write_snippet):
+    """A machine where the worker cannot make a memory cgroup (here: its hierarchy mounted read-only
+    in a mount namespace of the build's own): the build says once which protection is off, and the
+    address-space limit still stops an allocation at its line."""
+    memory = "/sys/fs/cgroup/memory"
+    if shutil.which("unshare") is None or os.geteuid() != 0 or not os.path.isdir(memory):
+        pytest.skip("needs root, util-linux's unshare and cgroup v1's memory hierarchy")
+    write_snippet("page/big.py", "print('allocating')\nblock = bytearray(5 * 1024**3)\n")
+    script = WITHOUT_CGROUP.format(snippets=str(write_snippet.snippets))
+    command = f"mount -o bind,remount,ro {memory} && exec {sys.executable} -c {shlex.quote(script)}"
+    done = subprocess.run(["unshare", "--mount", "sh", "-c", command], capture_output=True, text=True, timeout=300)
+    out = done.stdout
+    assert "page/big.py:2: stopped at its memory limit of 3GB (MemoryError)" in out, done.stdout + done.stderr
+    assert out.count("no memory cgroup (Read-only file system)") == 1, out
