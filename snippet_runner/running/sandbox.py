@@ -92,6 +92,8 @@ def isolate_worker() -> Isolation:
     """Enter, once and single-threaded, what the worker's snippets share. With namespaces the caller waits
     as the pool's stand-in and its child, a PID namespace's init, goes on as the worker: one kill ends all."""
     done = Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
+    if done.seccomp:
+        isolation.filter_program()  # assembled once, here: each child only loads it
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
     except (OSError, ValueError) as error:  # ValueError: a /proc/self/cgroup or mountinfo we cannot read
