@@ -333,3 +333,34 @@ def test_without_a_memory_cgroup_the_build_says_so_and_the_address_space_is_limi
     out = done.stdout
     assert "page/big.py:2: stopped at its memory limit of 3GB (MemoryError)" in out, done.stdout + done.stderr
     assert out.count("no memory cgroup (Read-only file system)") == 1, out
+
+
+def test_posix_message_queues_of_the_machine_are_unseen_and_a_snippets_die_with_it(write_snippet, engine):
+    """Message queues live in the IPC namespace too: the machine's is not there for a snippet (before,
+    it was, and only Landlock kept it shut: "Permission denied"); making one is refused (Landlock
+    gives no right on the queues' own file system), so none can outlive it."""
+    name = f"/snippet-runner-test-{os.urandom(4).hex()}".encode()
+    mine = name + b"-mine"
+    queue = libc.mq_open(name, os.O_CREAT | os.O_RDWR, 0o600, None)
+    assert queue >= 0, os.strerror(ctypes.get_errno())
+    code = f"""
+    import ctypes, os
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for name in ({name!r}, {mine!r}):
+        opened = libc.mq_open(name, os.O_RDWR)
+        print(name[-4:], "opened" if opened >= 0 else os.strerror(ctypes.get_errno()))
+    made = libc.mq_open({mine!r}, os.O_CREAT | os.O_RDWR, 0o600, None)
+    print("made", made if made < 0 else "one", os.strerror(ctypes.get_errno()) if made < 0 else "")
+    """
+    try:
+        write_snippet("page/queue.py", code)
+        outputs = [engine.run("page/queue.py").output for _ in range(2)]
+        left = libc.mq_open(mine, os.O_RDWR)
+    finally:
+        os.close(queue)
+        libc.mq_unlink(name)
+    absent = os.strerror(errno.ENOENT)
+    made = f"made -1 {os.strerror(errno.EACCES)}"
+    assert outputs == [f"{name[-4:]!r} {absent}\nb'mine' {absent}\n{made}\n"] * 2, outputs
+    assert left < 0, "a snippet's message queue outlived it"
