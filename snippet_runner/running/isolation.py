@@ -362,8 +362,9 @@ def _sweep(parent: str) -> None:
         return
     for name in names:
         if not os.path.exists(f"/proc/{name.removeprefix('snippet-runner-')}"):
-            with contextlib.suppress(OSError):  # not empty, or not ours
-                os.rmdir(os.path.join(parent, name))
+            for leaf in ("snippets", "worker", ""):  # v2's leaves first
+                with contextlib.suppress(OSError):  # not empty, or not ours
+                    os.rmdir(os.path.join(parent, name, leaf))
 
 
 def cgroup_of(pid: int) -> str:
