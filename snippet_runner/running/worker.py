@@ -176,6 +176,8 @@ def _kill_group(pid: int) -> None:
     for kill in (os.kill, os.killpg):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):  # back in its own group: an init in another's never finishes exiting
+        os.setpgid(pid, pid)
 
 
 def _kill_orphans() -> None:
