@@ -138,11 +138,8 @@ def filter_system_calls() -> None:
     with ``EACCES`` (AF_UNIX, AF_VSOCK, AF_NETLINK, AF_PACKET...), and ``socketpair()`` unless it is an
     AF_UNIX stream or seqpacket pair (a datagram one can ``sendto`` any named socket); the calls
     listed above, ``clone()`` making a namespace, and ``setpgid(pid, pgid)`` joining another process's
-    group, fail with ``EPERM``; ``clone3`` with ``ENOSYS``. (A PID namespace's init in a group led by
-    another of its processes never finishes exiting: the kernel waits for that group's pid to be freed,
-    which the init itself holds; a snippet's process is such an init.)
-    Any other ABI (i386's ``int 0x80``, x32's numbers from ``0x40000000``) gets ``EACCES`` for every
-    call: its numbers differ."""
+    group (a PID namespace's init in such a group never finishes exiting), fail with ``EPERM``;
+    ``clone3`` with ``ENOSYS``. Any other ABI (i386's ``int 0x80``, x32's) gets ``EACCES`` for all."""
     program = filter_program()
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = ctypes.create_string_buffer(struct.pack("@HP", len(program) // 8, ctypes.addressof(buffer)))
@@ -300,19 +297,14 @@ class MemoryCgroup:
     the snippets get ``snippets/`` with ``memory.max`` and no swap, read from ``memory.events``."""
 
     def __init__(self, path: str, v2: bool):
-        names = ("memory.max", "memory.events", "memory.swap.max")
-        limit, events, swap = (
-            names if v2 else ("memory.limit_in_bytes", "memory.oom_control", "memory.memsw.limit_in_bytes")
-        )
-        self._limit = os.open(os.path.join(path, limit), os.O_WRONLY | os.O_CLOEXEC)
-        self._events = os.open(os.path.join(path, events), os.O_RDONLY | os.O_CLOEXEC)
-        self._procs = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
-        self._swap = (
-            os.open(os.path.join(path, swap), os.O_WRONLY | os.O_CLOEXEC)
-            if not v2 and os.path.exists(os.path.join(path, swap))
-            else None
-        )
-        if v2 and os.path.exists(os.path.join(path, swap)):
+        v1 = ("memory.limit_in_bytes", "memory.oom_control", "memory.memsw.limit_in_bytes")
+        limit, events, swap = ("memory.max", "memory.events", "memory.swap.max") if v2 else v1
+        opened = lambda name, flags: os.open(os.path.join(path, name), flags | os.O_CLOEXEC)  # noqa: E731
+        self._limit, self._events = opened(limit, os.O_WRONLY), opened(events, os.O_RDONLY)
+        self._procs = opened("cgroup.procs", os.O_WRONLY)
+        swapped = os.path.exists(os.path.join(path, swap))  # swap accounting may be off
+        self._swap = opened(swap, os.O_WRONLY) if swapped and not v2 else None
+        if swapped and v2:
             _write(os.path.join(path, swap), "0")
 
     @classmethod
