@@ -289,6 +289,7 @@ _LIMITS = {  # what the sandbox reports a snippet ran into -> the limit as the m
     "processes": "limit of {} processes and threads",
     "disk": "disk limit of {} (its scratch folder's files, all together)",
     "shm": "shared memory limit of {} (/dev/shm)",
+    "memory": "memory limit of {}",
 }
 
 

@@ -76,7 +76,7 @@ class RunResult:
     printed_at: tuple[tuple[int, int, int], ...] = ()
     pictures: tuple[Picture, ...] = ()  # one per picture setting
     picture_errors: tuple[tuple[int, Said], ...] = ()  # (setting's line, message) for one it could not satisfy
-    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
+    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm", "memory"
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class Started:
 
 
 Message = RunRequest | RunResult | Death | PreloadFailed | Ready | Started
-LIMITS = ("processes", "disk", "shm")
+LIMITS = ("processes", "disk", "shm", "memory")
 
 
 class ProtocolError(ValueError):

@@ -8,19 +8,21 @@ each holds: ``dev/decisions/0007-the-trust-boundary.md``):
 
 * **Environment**: an allowlist (:func:`worker_environment`); ``HOME`` and ``TMPDIR`` are scratch.
 * **The worker's namespaces** (:func:`isolate_worker`): a user namespace mapping only the build's
-  uid; a network namespace with no interface up; a mount namespace with an empty ``/run`` and a
-  ``/dev`` of :data:`DEVICES` and ``shm``; a PID namespace whose init is the worker.
+  uid; a network namespace with no interface up; an IPC namespace; a mount namespace with an empty
+  ``/run`` and a ``/dev`` of :data:`DEVICES` and ``shm``; a PID namespace whose init is the worker.
 * **Per run**: a PID namespace whose init is the snippet, so the kernel kills all it started
-  when it ends, with its own ``/proc``; a mount namespace where :data:`HIDDEN` are empty but for
-  what it may read (no named UNIX socket there); tmpfs mounts for scratch (``disk``) and
-  ``/dev/shm`` (``shm``), which count against its memory limit.
+  when it ends, with its own ``/proc``; an IPC namespace (its System V objects die with it); a
+  fresh session keyring; a mount namespace where :data:`HIDDEN` are empty but for what it may
+  read (no named UNIX socket there); tmpfs mounts for scratch (``disk``) and ``/dev/shm`` (``shm``).
 * **Landlock**: reads only :func:`_readable` and its folder, writes only scratch, ``/dev/shm`` and
   :data:`WRITABLE_DEVICES`; no TCP (ABI 4), no signal or abstract socket outside (scopes, ABI 6).
-* **seccomp**: ``socket(AF_UNIX)`` and datagram ``socketpair`` fail, so no named UNIX socket
-  reaches anyone (Landlock does not cover ``connect`` to one). Then capabilities are dropped.
+* **seccomp**: sockets but TCP/IP's, datagram ``socketpair``, io_uring, keyrings, new namespaces
+  and the other calls torch does not need fail (:func:`isolation.filter_system_calls`); Landlock
+  does not cover ``connect`` to a named UNIX socket. Then capabilities are dropped.
 * **Descriptors**: 0 is ``/dev/null``, 1 and 2 the capture; every other is closed before its code.
-* **Limits**: processes and threads by a pids cgroup (else ``RLIMIT_NPROC``); memory by
-  ``RLIMIT_AS``; output by ``RLIMIT_FSIZE``, one byte past its allowance (``SIGXFSZ`` ignored).
+* **Limits**: processes and threads by a pids cgroup (else ``RLIMIT_NPROC``); memory of every
+  kind, tmpfs files included, by a memory cgroup (else ``RLIMIT_AS``, less ``disk`` and ``shm``);
+  output by ``RLIMIT_FSIZE``, one byte past its allowance (``SIGXFSZ`` ignored).
 
 The build records what the worker sees once the child is gone (:meth:`Sandbox.limits_hit`); the
 child's own account is a size-capped, schema-checked file (:meth:`Sandbox.report`). Where a
@@ -78,9 +80,10 @@ class Isolation:
 
     namespaces: bool = False  # user, network, mount and PID namespaces
     cgroup: isolation.PidsCgroup | None = None
+    memory: isolation.MemoryCgroup | None = None  # else RLIMIT_AS, which counts address space
     nproc: bool = False  # RLIMIT_NPROC limits the snippet's processes (not root, in its user namespace)
     landlock: int = 0  # the Landlock ABI
-    seccomp: bool = False  # a seccomp filter can refuse AF_UNIX sockets
+    seccomp: bool = False  # a seccomp filter can refuse sockets and calls
     off: list[str] = field(default_factory=list)
     pid_namespace: int | None = None  # the worker's own PID namespace, to return to after each fork
 
@@ -89,12 +92,23 @@ def isolate_worker() -> Isolation:
     """Enter, once and single-threaded, what the worker's snippets share. With namespaces the caller waits
     as the pool's stand-in and its child, a PID namespace's init, goes on as the worker: one kill ends all."""
     done = Isolation(landlock=isolation.landlock_abi(), seccomp=isolation.seccomp_available())
+    if done.seccomp:
+        isolation.filter_program()  # assembled once, here: each child only loads it
     try:
         done.cgroup = isolation.PidsCgroup.join(os.getpid())
     except (OSError, ValueError) as error:  # ValueError: a /proc/self/cgroup or mountinfo we cannot read
         cgroup_error = getattr(error, "strerror", None) or str(error)
     try:
-        isolation.enter_user_namespace(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWPID)
+        done.memory = isolation.MemoryCgroup.make(os.getpid())
+    except (OSError, ValueError) as error:
+        done.off.append(
+            f"no memory cgroup ({getattr(error, 'strerror', None) or error}): a snippet's memory is limited by its"
+            " address space, which System V shared memory it detached is not in, and a CUDA torch cannot load in"
+        )
+    isolation.join_new_session_keyring()  # the build's session keyring (where CI may keep a key): not ours
+    try:
+        namespaces = isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWPID | isolation.CLONE_NEWIPC
+        isolation.enter_user_namespace(namespaces)
         isolation.mount(None, "/", None, isolation.MS_REC | isolation.MS_PRIVATE)
         if os.path.isdir("/run"):
             isolation.mount_tmpfs("/run", 4096, 16, 0o755)
@@ -102,8 +116,8 @@ def isolate_worker() -> Isolation:
     except OSError as error:
         done.off.append(
             f"no user namespace ({error}): snippets may reach the network over UDP, their files in"
-            " /dev/shm outlive them, their scratch disk and shared memory are not limited, and they"
-            " see the machine's processes and its named UNIX sockets"
+            " /dev/shm outlive them (and System V objects), their scratch disk and shared memory are not"
+            " limited, and they see the machine's processes, System V objects and named UNIX sockets"
         )
     if done.namespaces:
         _stand_in(os.fork())
@@ -116,7 +130,10 @@ def isolate_worker() -> Isolation:
     elif done.landlock < 6 and not done.namespaces:
         done.off.append(f"Landlock ABI {done.landlock} (< 6): snippets may signal the build's processes")
     if not done.seccomp:
-        done.off.append("no seccomp filter: snippets may connect to a named UNIX socket in a folder they can see")
+        done.off.append(
+            "no seccomp filter: snippets may connect to a named UNIX socket in a folder they can see, and use"
+            " io_uring, kernel keyrings, vsock, netlink, bpf, perf events and other calls torch does not need"
+        )
     return done
 
 
@@ -153,6 +170,7 @@ class Sandbox:
         self.isolated = isolated
         self._tasks = 0  # the worker's threads, when RLIMIT_NPROC counts the snippet's processes
         self._refused = 0  # the cgroup's refused forks before the next child
+        self._killed = 0  # the memory cgroup's OOM kills before the next child
         self._mounted: list[str] = []
         self._readable = [os.path.realpath(p) for p in _readable() if os.path.exists(p)]  # worked out once
         self._hidden = [p for p in HIDDEN if os.path.isdir(p) and not os.path.islink(p)]
@@ -181,6 +199,8 @@ class Sandbox:
             for path, size, mode in folders:
                 isolation.mount_tmpfs(path, size, max(size // _TMPFS_INODE, 16), mode)
                 self._mounted.append(path)
+        if self.isolated.memory is not None:
+            self._killed = self.isolated.memory.kills()
         if self.isolated.cgroup is not None:
             self.isolated.cgroup.set_max(self.isolated.cgroup.current() + processes)
             self._refused = self.isolated.cgroup.refusals()
@@ -204,12 +224,19 @@ class Sandbox:
     def confine(self, path: str, memory: int, output: int, processes: int, disk: int, shm: int) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
         folder = os.path.dirname(path)
+        if self.isolated.memory is not None:  # first: every page it touches from here on counts, of any kind
+            self.isolated.memory.enter(memory)
         if self.isolated.namespaces:
-            isolation.unshare(isolation.CLONE_NEWNS)
+            isolation.unshare(isolation.CLONE_NEWNS | isolation.CLONE_NEWIPC)
             _hide(self._hidden, keep=sorted({*self._readable, os.path.realpath(folder), self._root}))
             isolation.mount("proc", "/proc", "proc", isolation.MS_NOSUID | isolation.MS_NODEV | isolation.MS_NOEXEC)
+            for listing in ("/proc/keys", "/proc/key-users"):  # the names of the build user's keys: not its
+                if os.path.exists(listing):
+                    isolation.mount("/dev/null", listing, None, isolation.MS_BIND)
             memory = max(memory - disk - shm, 0)  # its tmpfs folders are kept in memory
-        _limit_memory(memory)
+        if self.isolated.memory is None:
+            _limit_memory(memory)
+        isolation.join_new_session_keyring()
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (output + 1, max(output + 1, REPORT_LIMIT)))
         if self.isolated.nproc:
@@ -223,7 +250,7 @@ class Sandbox:
             isolation.restrict_self(ruleset)
             os.close(ruleset)
         if self.isolated.seccomp:
-            isolation.refuse_unix_sockets()
+            isolation.filter_system_calls()
         if self.isolated.namespaces:
             isolation.drop_capabilities()
 
@@ -258,6 +285,8 @@ class Sandbox:
         cgroup = self.isolated.cgroup
         if cgroup is not None and cgroup.refusals() > self._refused:
             hit.append("processes")
+        if self.isolated.memory is not None and self.isolated.memory.kills() > self._killed:
+            hit.append("memory")
         if self.isolated.namespaces:
             for name, path in (("disk", str(self.scratch)), ("shm", "/dev/shm")):
                 st = os.statvfs(path)

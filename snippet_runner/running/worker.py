@@ -40,7 +40,7 @@ from snippet_runner.running import protocol, sandbox, warmup
 from snippet_runner.running.protocol import Death, PreloadFailed, RaisedError, Ready, RunRequest, RunResult, Started
 from snippet_runner.running.terminal import Terminal, terminal_warnings, trimmed_traceback
 
-GRACE_SECONDS = 3.0  # beyond a snippet's timeout, before the worker kills a child faulthandler missed
+GRACE_SECONDS = 0.75  # beyond a snippet's timeout, before the worker kills a child faulthandler missed
 _real_exit = os._exit  # a snippet may replace os._exit; the child always ends through this one
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -77,6 +77,8 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     at = max(text.rfind(start) for start in ("Timeout (", "Fatal Python error", "The snippet runner failed"))
     stack = text[at:][-64 * 1024 :] if at >= 0 else ""  # what faulthandler (or _child) wrote last
     timed_out = killed or (seconds >= request.timeout and stack.startswith("Timeout"))
+    if "memory" in hit and not timed_out:  # the kernel's OOM killer ended it, or one of its processes
+        return RunResult(request.id, (text,), None, seconds, max(peak_kb - resident_kb, 0), limits=hit)
     if report is None or status != 0 or timed_out:
         return Death(request.id, timed_out, stack or unreadable * (status == 0), status)
     ends = [min(end, len(captured)) for end in report.ends[: len(request.cells)]]
@@ -108,7 +110,7 @@ def _wait(pid: int, seconds: float) -> tuple[int, int, bool]:
         killed = not select.select([pidfd], [], [], seconds)[0]
     finally:
         os.close(pidfd)
-    if killed:
+    if killed:  # the init of its PID namespace: with it, the kernel kills all in it, whatever group they are in
         _kill_group(pid)
     _, status, usage = os.wait4(pid, 0)
     return os.waitstatus_to_exitcode(status), usage.ru_maxrss, killed
@@ -176,8 +178,12 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
 
 
 def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    """The child and its process group (which it may have left: without a PID namespace, a sweep follows)."""
+    for kill in (os.kill, os.killpg):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):  # back in its own group: an init in another's never finishes exiting
+        os.setpgid(pid, pid)
 
 
 def _kill_orphans() -> None:

@@ -416,12 +416,13 @@ def test_a_scratch_folder_kept_in_memory_counts_against_the_memory_limit(write_s
     write_snippet("page/tight.py", "# snippet: memory 1GB\n# snippet: disk 2GB\nprint('x')\n")
     with pytest.raises(SnippetError, match=r"tight.py:2: its scratch folder .* count against its memory limit"):
         engine.run("page/tight.py")
-    write_snippet(
-        "page/fits.py",
-        "# snippet: memory 1GB\n# snippet: disk 900MB\n\nblock = bytearray(200 * 1024**2)\nprint('allocated')\n",
-    )
-    with pytest.raises(SnippetError, match=r"fits\.py:4: stopped at its memory limit of 1GB"):
-        engine.run("page/fits.py")  # 1 GB less 900 MB of scratch and 64 MB of /dev/shm leaves 60 MB
+    fill = "with open(tempfile.gettempdir() + '/f', 'wb') as out:\n    out.write(b'x' * (40 << 20))\n"
+    settings = "# snippet: memory 128MB\n# snippet: disk 60MB\n# snippet: output 41MB\nimport tempfile\n"
+    write_snippet("page/fits.py", settings + fill + "block = bytearray(40 << 20)\nprint('allocated')\n")
+    assert engine.run("page/fits.py").output == "allocated\n"
+    write_snippet("page/full.py", settings + fill + "block = bytearray(100 << 20)\nprint('allocated')\n")
+    with pytest.raises(SnippetError, match=r"full\.py:\d+: stopped at its memory limit of 128MB"):
+        engine.run("page/full.py")  # 40 MB of files and 100 MB allocated: with a memory cgroup, what it uses counts
 
 
 # -- what a snippet prints, in the terminal and on the page --------------------------------------
