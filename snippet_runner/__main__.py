@@ -42,12 +42,11 @@ def accept(project: Project, only: list[str]) -> int:
 
 def serve(config: Path, mkdocs_args: list[str]) -> int:
     """``mkdocs serve --dirty`` for authors (``serving.py``), without the print page, which would
-    slow every rebuild and only ``make site`` prints (``SNIPPETS_PRINT_PAGE=true`` shows it)."""
+    slow every rebuild and only ``site`` prints (the plugin leaves it out; ``SNIPPETS_PRINT_PAGE=true`` shows it)."""
     import os
 
     from mkdocs.__main__ import cli
 
-    os.environ.setdefault("SNIPPETS_PRINT_PAGE", "false")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     return cli.main(args=["serve", "--dirty", "--config-file", str(config.resolve()), *mkdocs_args], prog_name="mkdocs")
 
@@ -61,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--force", action="store_true", help="build even if nothing changed since the last build")
     sub.add_parser(
         "serve",
-        help="mkdocs serve (other options are passed on), without the print page: only `make site` prints the PDF",
+        help="mkdocs serve --dirty, without the print page (only `site` prints the PDF); other options go to mkdocs serve",
     )
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")

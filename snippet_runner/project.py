@@ -44,6 +44,7 @@ class Project:
     workers: int = 0
     warm_up: bool = True
     warm_up_names: tuple[str, ...] = ()
+    site_name: str = ""  # names the examples' zip and its README
 
     def __post_init__(self) -> None:
         """Every configured path stays inside the project (symlinks resolved)."""
@@ -84,6 +85,7 @@ class Project:
             workers=plugin_config.workers,
             warm_up=plugin_config.warm_up,
             warm_up_names=tuple(plugin_config.warm_up_names),
+            site_name=mkdocs_config.site_name or "",
         )
 
     @classmethod

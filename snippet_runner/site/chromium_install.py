@@ -25,7 +25,7 @@ PACKAGES = {
 ELSEWHERE = (
     "install Google Chrome or Chromium (on macOS: Google Chrome's installer, or `brew install --cask chromium`),"
     f" then point {chromium.ENV_VAR} at its binary, for example"
-    f' {chromium.ENV_VAR}="/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" make test'
+    f' {chromium.ENV_VAR}="/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" python -m snippet_runner site'
 )
 
 

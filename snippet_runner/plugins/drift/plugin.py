@@ -130,7 +130,7 @@ def _version_section(
             f'!!! warning "Stale: {results} not current"',
             "",
             f"    These examples changed (code or approved output) after torch {record.torch} was checked, or are"
-            f" new since. Run `make drift TORCH={record.torch}` to check them again.",
+            f" new since. Run `python -m snippet_runner.drift {record.torch}` to check them again.",
             "",
         ]
         for rel in not_current:

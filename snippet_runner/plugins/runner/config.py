@@ -12,7 +12,7 @@ from snippet_runner import defaults
 class SnippetRunnerConfig(Config):
     snippets_dir = c.Type(str, default="snippets")
     cache_dir = c.Type(str, default=defaults.CACHE_DIR)
-    approval = c.Choice(("strict", "warn"), default="strict")  # approving is `make accept`'s alone
+    approval = c.Choice(("strict", "warn"), default="strict")  # approving is `python -m snippet_runner accept`'s alone
     execute = c.Type(bool, default=True)
     preload = c.ListOfItems(c.Type(str), default=list(defaults.PRELOAD))
     # {snippet folder: docs folder}: each percent script there becomes <docs folder>/<name>.ipynb
