@@ -1,4 +1,4 @@
-"""Command line: ``python -m snippet_runner {site,serve,accept,verify}``; the Makefile's targets call these."""
+"""Command line: ``python -m snippet_runner {init,site,serve,accept,verify}``; a Makefile's targets may call these."""
 
 from __future__ import annotations
 
@@ -61,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "serve",
         help="mkdocs serve --dirty, without the print page (only `site` prints the PDF); other options go to mkdocs serve",
+        add_help=False,  # `serve --help` is mkdocs serve's own, which lists every option
     )
+    sub.add_parser("init", help="write a starter project (mkdocs.yml, a page, an example, .gitignore) here")
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
     check = sub.add_parser("verify", help="run every example and code fence here and compare with the approved outputs")
@@ -75,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.command == "serve":
         return serve(args.config_file, passed_on)
+    if args.command == "init" and not passed_on:
+        from snippet_runner import starter
+
+        return starter.main(Path.cwd())
     if passed_on:
         parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
     if args.command == "site":
