@@ -1,0 +1,26 @@
+"""The guide for another repository's chapter (dev/your-own-chapter.md) lists every plugin option and
+every `# snippet:` setting as the code defines them, and the README links it."""
+
+from pathlib import Path
+
+from devtools import guide_tables
+from snippet_runner.plugins.runner.config import SnippetRunnerConfig
+from snippet_runner.running import snippet
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_guides_tables_are_what_the_code_defines():
+    text = guide_tables.GUIDE.read_text(encoding="utf-8")
+    assert guide_tables.rewritten(text) == text, "run `python -m devtools.guide_tables` and commit the guide"
+    for name in SnippetRunnerConfig().keys():
+        assert f"| `{name}` |" in text
+    for word in snippet.SETTING_WORDS:
+        assert f"| `# snippet: {word}" in text
+    assert "dev/your-own-chapter.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_changed_default_changes_the_table(monkeypatch):
+    before = guide_tables.settings()
+    monkeypatch.setattr(snippet, "DEFAULT_TIMEOUT", 45.0)
+    assert guide_tables.settings() != before and "| 45 s |" in guide_tables.settings()
