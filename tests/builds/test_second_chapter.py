@@ -93,3 +93,19 @@ def test_a_second_chapter_from_the_wheel_alone(chapter):
     left = run("git", "status", "--porcelain", "--untracked-files=all", cwd=project, env=env)
     assert left == "", f"written by the engine, not covered by .gitignore:\n{left}"
     assert run("git", "status", "--porcelain", "--ignored", cwd=project, env=env).count("!!") >= 3
+
+
+def test_serve_leaves_out_the_print_page_whatever_mkdocs_yml_says(tmp_path, monkeypatch):
+    """print-site enabled in mkdocs.yml, no environment variable: a build has the print page, serve
+    (the plugin on MkDocs' `serve` command) does not."""
+    from devtools.scratch import ScratchProject, serving
+
+    monkeypatch.delenv("SNIPPETS_PRINT_PAGE", raising=False)
+    config = "site_name: s\ntheme: mkdocs\nplugins:\n  - snippet-runner:\n      preload: []\n  - print-site\n"
+    scratch = ScratchProject.minimal(tmp_path / "project", config)
+    code, log = scratch.mkdocs_build()
+    assert code == 0 and (scratch.root / "site/print_page/index.html").is_file(), log
+    with serving(scratch.root, tmp_path / "served") as session:
+        session.rebuild()
+    assert (tmp_path / "served/index.html").is_file()
+    assert not (tmp_path / "served/print_page").exists()
