@@ -24,3 +24,29 @@ def test_a_changed_default_changes_the_table(monkeypatch):
     before = guide_tables.settings()
     monkeypatch.setattr(snippet, "DEFAULT_TIMEOUT", 45.0)
     assert guide_tables.settings() != before and "| 45 s |" in guide_tables.settings()
+
+
+def test_init_writes_a_starter_project_and_refuses_to_overwrite(tmp_path):
+    import subprocess
+    import sys
+
+    from snippet_runner import starter
+    from snippet_runner.project import Project
+
+    def init():
+        return subprocess.run(
+            [sys.executable, "-m", "snippet_runner", "init"], cwd=tmp_path, capture_output=True, text=True
+        )
+
+    assert init().returncode == 0
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == sorted(
+        starter.FILES
+    )
+    project = Project.load(tmp_path / "mkdocs.yml")
+    assert list(project.shown()) == ["index/first_gradient.py"] and project.pdf is not None
+    # the second chapter's test shows this .gitignore covers all a build writes
+    assert starter.FILES[".gitignore"] == (ROOT / "tests/second_chapter/.gitignore").read_text(encoding="utf-8")
+    (tmp_path / "docs/index.md").write_text("mine\n")
+    again = init()
+    assert again.returncode == 1 and "mkdocs.yml, docs/index.md" in again.stderr
+    assert (tmp_path / "docs/index.md").read_text() == "mine\n"
