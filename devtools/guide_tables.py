@@ -77,14 +77,16 @@ def settings() -> str:
         "shm": _size(snippet.DEFAULT_SHM),
         "raises": "none: the example must not raise",
     }
-    caps = snippet._caps()  # noqa: SLF001 - the limits' floors and ceilings, as the build checks them
+    caps = snippet._caps()  # the limits' floors and ceilings, as the build checks them
     rows = ["| Setting | Default | Allowed |", "| --- | --- | --- |"]
     for word in sorted(snippet.SETTING_WORDS):
         if word in caps:
             allowed = re.sub(r" to [\d.]+GB, below", " to below", caps[word][2])  # not this machine's RAM
         elif word in snippet.OPTIONS:
             flags, keys = snippet.OPTIONS[word]
-            allowed = "then any of " + ", ".join(f"`{k}`" for k in [*sorted(flags), *(f"{k}=..." for k in sorted(keys))])
+            allowed = "then any of " + ", ".join(
+                f"`{k}`" for k in [*sorted(flags), *(f"{k}=..." for k in sorted(keys))]
+            )
         else:
             allowed = "an exception type, and a fragment of its message after `:`"
         rows.append(f"| `# snippet: {spelled[word]}` | {defaults.get(word, 'none')} | {allowed} |")

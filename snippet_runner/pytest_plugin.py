@@ -51,7 +51,9 @@ class Example(pytest.Item):
         self.rel, self.pages = rel, pages
 
     def runtest(self) -> None:
-        self.parent.started_engine().run(self.rel)  # a failure, a difference, a missing .out: SnippetError
+        site = self.parent
+        assert isinstance(site, Site)
+        site.started_engine().run(self.rel)  # a failure, a difference, a missing .out: SnippetError
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, SnippetError):

@@ -90,7 +90,9 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
     snippet = spec.load(engine.snippets_dir, rel)
     approved_path = snippet.expected_output_path
     if not approved_path.is_file():
-        raise DriftError(f"{snippet.approved_name} is missing: run `python -m snippet_runner accept {snippet.rel}` first, then record drift")
+        raise DriftError(
+            f"{snippet.approved_name} is missing: run `python -m snippet_runner accept {snippet.rel}` first, then record drift"
+        )
     approved = approved_path.read_text(encoding="utf-8")
     try:
         outcome = engine.run(rel)

@@ -46,7 +46,20 @@ def chapter(tmp_path_factory) -> tuple[Path, Path, dict]:
     python = tmp / "venv" / "bin" / "python"
     pins = [f"--constraint={ROOT / name}" for name in ("requirements.txt", "constraints.txt")]
     install = [f"{wheel}[pdf]", "torch==2.13.0", "numpy", "pytest"]
-    run(UV, "pip", "install", "--offline", "--quiet", "--python", python, *_find_links(), *pins, *install, cwd=tmp, env=env)
+    run(
+        UV,
+        "pip",
+        "install",
+        "--offline",
+        "--quiet",
+        "--python",
+        python,
+        *_find_links(),
+        *pins,
+        *install,
+        cwd=tmp,
+        env=env,
+    )
     project = tmp / "project"
     shutil.copytree(SECOND, project)
     git = ("git", "-c", "user.name=t", "-c", "user.email=t@t")
@@ -65,7 +78,17 @@ def test_a_second_chapter_from_the_wheel_alone(chapter):
     (project / "snippets/second/twice.out").unlink()
 
     # a build that warns, as serve does: the unapproved example's notice names the command that exists
-    run(python, "-m", "mkdocs", "build", "--quiet", "--site-dir", "preview", cwd=project, env={**env, "SNIPPETS_APPROVAL": "warn"})
+    run(
+        python,
+        "-m",
+        "mkdocs",
+        "build",
+        "--quiet",
+        "--site-dir",
+        "preview",
+        cwd=project,
+        env={**env, "SNIPPETS_APPROVAL": "warn"},
+    )
     second = (project / "preview/second/index.html").read_text()
     assert "Output not yet approved" in second and "python -m snippet_runner accept second/twice.py" in second
     assert "make " not in re.sub(r"<[^>]+>", "", second)

@@ -377,12 +377,13 @@ def test_the_commands_the_home_page_and_exercises_give_are_the_ones_tested():
 def test_the_built_site_links_each_page_notebook_and_the_archive_and_ships_them(built_site, downloads):
     notebooks, bundle = downloads
     folder = built_site / page_notebooks.FOLDER
-    assert (folder / f"{page_notebooks.archive_stem(PROJECT.site_name)}.zip").read_bytes() == bundle  # what a build of this commit writes
+    archive = f"{page_notebooks.archive_stem(PROJECT.site_name)}.zip"
+    assert (folder / archive).read_bytes() == bundle  # what a build of this commit writes
     for notebook in notebooks:
         assert (folder / notebook.name).read_text(encoding="utf-8") == notebook.text
         html = (built_site / notebook.page.replace(".md", ".html")).read_text(encoding="utf-8")
         depth = "../" * notebook.page.count("/")
         assert f'href="{depth}downloads/{notebook.name}" download' in html, notebook.page
-        assert f'href="{depth}downloads/{f"{page_notebooks.archive_stem(PROJECT.site_name)}.zip"}" download' in html, notebook.page
+        assert f'href="{depth}downloads/{archive}" download' in html, notebook.page
     without = (built_site / "about-this-edition.html").read_text(encoding="utf-8")
     assert "examples-download" not in without  # a page with no example offers none

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_guides_tables_are_what_the_code_defines():
     text = guide_tables.GUIDE.read_text(encoding="utf-8")
     assert guide_tables.rewritten(text) == text, "run `python -m devtools.guide_tables` and commit the guide"
-    for name in SnippetRunnerConfig().keys():
+    for name in SnippetRunnerConfig():
         assert f"| `{name}` |" in text
     for word in snippet.SETTING_WORDS:
         assert f"| `# snippet: {word}" in text
