@@ -75,9 +75,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.serving:
             self.preview.begin_build()
         self.notebook_styles = {}
-        # overrides/main.html links it where a notebook shows; config.extra, because print-site
-        # renders the print page in a Jinja environment of its own
-        config.extra["notebook_stylesheet"] = STYLESHEET
         draw.STATS = draw.Stats()  # what drawing pictures costs in this build
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
@@ -152,7 +149,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return html
 
     def on_post_page(self, output, *, page, config):
-        return reader_assets.add_links(output, page)
+        return reader_assets.add_links(reader_assets.add_notebook_styles(output, page, STYLESHEET), page)
 
     def on_env(self, env, *, config, files):
         """A build has read every page: fail now if any snippet failed, before a template renders."""

@@ -17,6 +17,7 @@ CSS = ("snippets.css", "backward-steps.css")  # first, so the site's own stylesh
 JS = ("backward-steps.js",)
 # Material's content area; the links go at its top, where a theme's page actions stand
 ARTICLE = '<article class="md-content__inner md-typeset">'
+NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
 
 
 def add_to_config(config) -> None:
@@ -34,14 +35,25 @@ def add_files(files, config) -> None:
             files.append(File.generated(config, uri, abs_src_path=str(FOLDER / name)))
 
 
+def _relative(target: str, page) -> str:
+    here = posixpath.dirname(page.url) if not page.url.endswith("/") else page.url.rstrip("/")
+    return escape(posixpath.relpath(target, here or "."))
+
+
+def add_notebook_styles(output: str, page, stylesheet: str) -> str:
+    """Where a notebook shows (its page, the print page), the notebooks' stylesheet, after the others."""
+    if NOTEBOOK not in output or "</head>" not in output:
+        return output
+    return output.replace("</head>", f'<link rel="stylesheet" href="{_relative(stylesheet, page)}">\n</head>', 1)
+
+
 def add_links(output: str, page) -> str:
     """``output`` with the page's download links at the top of its content, if it shows examples."""
     notebook, archive = page.meta.get("examples_notebook"), page.meta.get("examples_archive")
     if not notebook or ARTICLE not in output:
         return output
-    here = posixpath.dirname(page.url) if not page.url.endswith("/") else page.url.rstrip("/")
     links = "".join(
-        f'<a class="snippet-download examples-download" href="{escape(posixpath.relpath(target, here or "."))}"'
+        f'<a class="snippet-download examples-download" href="{_relative(target, page)}"'
         f' download title="{escape(title)}">{escape(text)}</a>'
         for target, text, title in (
             (notebook, "Examples as a notebook", "This page's examples as a Jupyter notebook, with their outputs"),
