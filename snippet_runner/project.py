@@ -24,7 +24,7 @@ class PdfTarget:
     """Where the print-site plugin's one-page chapter is, and where ``make site`` prints it."""
 
     print_page: str  # basename of the print page in the site, e.g. "print_page"
-    path: str  # the PDF, relative to the site, e.g. "pdf/autograd-part2.pdf"
+    path: str  # the PDF, relative to the site, e.g. "pdf/chapter.pdf"
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class Project:
         return sorted(self.docs_dir.rglob("*.md"))
 
     def includes(self) -> dict[str, list[str]]:
-        """``{"chain_rule/by_hand.py": ["docs/chain-rule.md:31", ...]}``, pages in name order."""
+        """``{"page/example.py": ["docs/page.md:31", ...]}``, pages in name order."""
         found: dict[str, list[str]] = defaultdict(list)
         for page in self.pages():
             name = self.shown_path(page)

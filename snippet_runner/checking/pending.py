@@ -1,6 +1,6 @@
 """What is not yet approved about a run that ``make serve`` shows anyway, and what approving it writes.
 
-The page's notice and the terminal's line both say which approved files ``make accept`` would
+The page's notice and the terminal's line both say which approved files ``python -m snippet_runner accept`` would
 create, rewrite or remove; one place decides it, from the engine's own comparisons
 (:mod:`snippet_runner.checking.approved`), so the two always agree.
 """

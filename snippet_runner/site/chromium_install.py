@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m snippet_runner.site.chromium_install", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (make test)")
+    parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (for a test run)")
     args = parser.parse_args(argv)
     return 1 if ensure() is None and args.required else 0
 

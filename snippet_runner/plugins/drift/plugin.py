@@ -29,7 +29,7 @@ MARKER = "<!-- drift-report -->"
 
 
 def snippets_by_page(project: Project) -> dict[str, list[str]]:
-    """``{"chain-rule.md": ["chain_rule/by_hand.py", ...], "exercises/x.ipynb": [...]}`` (docs-relative)."""
+    """``{"page.md": ["page/example.py", ...], "exercises/x.ipynb": [...]}`` (docs-relative)."""
     docs = project.shown_path(project.docs_dir) + "/"
     pages: dict[str, list[str]] = defaultdict(list)
     for rel, places in project.shown().items():
