@@ -50,3 +50,13 @@ def test_init_writes_a_starter_project_and_refuses_to_overwrite(tmp_path):
     again = init()
     assert again.returncode == 1 and "mkdocs.yml, docs/index.md" in again.stderr
     assert (tmp_path / "docs/index.md").read_text() == "mine\n"
+
+
+def test_serve_help_lists_its_options():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "snippet_runner", "serve", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0 and "--dev-addr" in done.stdout and "--strict" in done.stdout
