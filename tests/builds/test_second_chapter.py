@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,11 @@ def chapter(tmp_path_factory) -> tuple[Path, Path, dict]:
     env |= {"NO_MKDOCS_2_WARNING": "1", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     run(UV, "build", "--offline", "--quiet", "--wheel", "--out-dir", tmp / "dist", ROOT, cwd=tmp, env=env)
     (wheel,) = (tmp / "dist").glob("snippet_runner-*.whl")
+    with zipfile.ZipFile(wheel) as archive:  # what the engine reads at run time besides its modules
+        names = set(archive.namelist())
+    pictures, assets = "snippet_runner/pictures/", "snippet_runner/plugins/runner/assets/"
+    assert {f"{pictures}vizjs.mjs", f"{pictures}node_modules/@viz-js/viz/dist/viz.js"} <= names
+    assert {f"{assets}{name}" for name in ("backward-steps.js", "backward-steps.css", "snippets.css")} <= names
     run(UV, "venv", "--quiet", "--python", sys.executable, tmp / "venv", cwd=tmp, env=env)
     python = tmp / "venv" / "bin" / "python"
     pins = [f"--constraint={ROOT / name}" for name in ("requirements.txt", "constraints.txt")]
