@@ -41,7 +41,7 @@ class Site(pytest.File):
         if self.engine is None:
             self.engine = self.project.engine(approval="strict", cached=False)
             self.config.add_cleanup(self.engine.close)
-            self.engine.prefetch([item.rel for item in self.session.items if isinstance(item, Example)])
+            self.engine.prefetch([item.rel for item in self.session.items if item.parent is self])  # all at once
         return self.engine
 
 
