@@ -41,7 +41,12 @@ def chapter(tmp_path_factory) -> tuple[Path, Path, dict]:
     tmp = tmp_path_factory.mktemp("second-chapter")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SNIPPETS_", "PYTHON", "VIRTUAL_ENV"))}
     env |= {"NO_MKDOCS_2_WARNING": "1", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-    run(UV, "build", "--offline", "--quiet", "--wheel", "--out-dir", tmp / "dist", ROOT, cwd=tmp, env=env)
+    source = tmp / "source"  # what the wheel is built from, copied: no build/ left in, or taken from, the checkout
+    shutil.copytree(ROOT / "snippet_runner", source / "snippet_runner", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "setup.py"):
+        shutil.copyfile(ROOT / name, source / name)
+    (source / "node_modules").symlink_to(ROOT / "node_modules")  # as `npm ci` left it
+    run(UV, "build", "--offline", "--quiet", "--wheel", "--out-dir", tmp / "dist", source, cwd=tmp, env=env)
     (wheel,) = (tmp / "dist").glob("snippet_runner-*.whl")
     with zipfile.ZipFile(wheel) as archive:  # what the engine reads at run time besides its modules
         names = set(archive.namelist())
