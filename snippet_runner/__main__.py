@@ -1,4 +1,4 @@
-"""Command line: ``python -m snippet_runner {site,serve,accept,verify}``; the Makefile's targets call these."""
+"""Command line: ``python -m snippet_runner {init,site,serve,accept,verify}``; a Makefile's targets may call these."""
 
 from __future__ import annotations
 
@@ -42,12 +42,11 @@ def accept(project: Project, only: list[str]) -> int:
 
 def serve(config: Path, mkdocs_args: list[str]) -> int:
     """``mkdocs serve --dirty`` for authors (``serving.py``), without the print page, which would
-    slow every rebuild and only ``make site`` prints (``SNIPPETS_PRINT_PAGE=true`` shows it)."""
+    slow every rebuild and only ``site`` prints (the plugin leaves it out; ``SNIPPETS_PRINT_PAGE=true`` shows it)."""
     import os
 
     from mkdocs.__main__ import cli
 
-    os.environ.setdefault("SNIPPETS_PRINT_PAGE", "false")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     return cli.main(args=["serve", "--dirty", "--config-file", str(config.resolve()), *mkdocs_args], prog_name="mkdocs")
 
@@ -61,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--force", action="store_true", help="build even if nothing changed since the last build")
     sub.add_parser(
         "serve",
-        help="mkdocs serve (other options are passed on), without the print page: only `make site` prints the PDF",
+        help="mkdocs serve --dirty, without the print page (only `site` prints the PDF); other options go to mkdocs serve",
+        add_help=False,  # `serve --help` is mkdocs serve's own, which lists every option
     )
+    sub.add_parser("init", help="write a starter project (mkdocs.yml, a page, an example, .gitignore) here")
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
     check = sub.add_parser("verify", help="run every example and code fence here and compare with the approved outputs")
@@ -76,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.command == "serve":
         return serve(args.config_file, passed_on)
+    if args.command == "init" and not passed_on:
+        from snippet_runner import starter
+
+        return starter.main(Path.cwd())
     if passed_on:
         parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
     if args.command == "site":

@@ -24,7 +24,7 @@ class PdfTarget:
     """Where the print-site plugin's one-page chapter is, and where ``make site`` prints it."""
 
     print_page: str  # basename of the print page in the site, e.g. "print_page"
-    path: str  # the PDF, relative to the site, e.g. "pdf/autograd-part2.pdf"
+    path: str  # the PDF, relative to the site, e.g. "pdf/chapter.pdf"
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class Project:
     workers: int = 0
     warm_up: bool = True
     warm_up_names: tuple[str, ...] = ()
+    site_name: str = ""  # names the examples' zip and its README
 
     def __post_init__(self) -> None:
         """Every configured path stays inside the project (symlinks resolved)."""
@@ -84,6 +85,7 @@ class Project:
             workers=plugin_config.workers,
             warm_up=plugin_config.warm_up,
             warm_up_names=tuple(plugin_config.warm_up_names),
+            site_name=mkdocs_config.site_name or "",
         )
 
     @classmethod
@@ -131,7 +133,7 @@ class Project:
         return sorted(self.docs_dir.rglob("*.md"))
 
     def includes(self) -> dict[str, list[str]]:
-        """``{"chain_rule/by_hand.py": ["docs/chain-rule.md:31", ...]}``, pages in name order."""
+        """``{"page/example.py": ["docs/page.md:31", ...]}``, pages in name order."""
         found: dict[str, list[str]] = defaultdict(list)
         for page in self.pages():
             name = self.shown_path(page)

@@ -1,6 +1,6 @@
 """Approving outputs: the one way an approved ``.out`` or ``.pictures.json`` file is written.
 
-Like Pydantic's ``--update-examples``: change a snippet, ``make accept``, review the diff. Each
+Like Pydantic's ``--update-examples``: change a snippet, ``python -m snippet_runner accept``, review the diff. Each
 snippet runs twice, fresh, under two hash seeds, and only what both runs agree on is approved, so
 an output that changes between runs (an unseeded random number, a set's order) is refused.
 """

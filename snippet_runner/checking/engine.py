@@ -276,12 +276,13 @@ class Engine:
         if verdict.missing:
             raise SnippetError(
                 snippet.loc(),
-                f"no approved {what} yet: {name} is missing. Run `make accept`, review the new file, and commit it.",
+                f"no approved {what} yet: {name} is missing. Run `python -m snippet_runner accept {snippet.rel}`,"
+                " review the new file, and commit it.",
             )
         raise SnippetError(
             snippet.loc(),
             f"{what} differs from the approved {name}."
-            " If the change is intended, run `make accept` and review the diff.",
+            f" If the change is intended, run `python -m snippet_runner accept {snippet.rel}` and review the diff.",
             detail=verdict.diff.rstrip("\n"),
         )
 

@@ -1,6 +1,6 @@
 """What is not yet approved about a run that ``make serve`` shows anyway, and what approving it writes.
 
-The page's notice and the terminal's line both say which approved files ``make accept`` would
+The page's notice and the terminal's line both say which approved files ``python -m snippet_runner accept`` would
 create, rewrite or remove; one place decides it, from the engine's own comparisons
 (:mod:`snippet_runner.checking.approved`), so the two always agree.
 """
@@ -19,8 +19,8 @@ class Pending:
 
     snippet: str  # the example, as messages name it: snippets/page/example.py
     rel: str  # relative to the snippets folder, as `python -m snippet_runner accept <rel>` takes it
-    new: tuple[str, ...]  # approved files that do not exist yet: make accept creates them
-    changed: tuple[str, ...]  # approved files this run differs from: make accept rewrites them
+    new: tuple[str, ...]  # approved files that do not exist yet: accepting creates them
+    changed: tuple[str, ...]  # approved files this run differs from: accepting rewrites them
     removed: tuple[str, ...]  # approved picture data for pictures this run no longer shows
 
     @property
@@ -35,7 +35,7 @@ class Pending:
 
     def line(self) -> str:
         """The terminal's one line for it."""
-        return f"Not yet approved ({self.kind}): {self.snippet}; `make accept` {self.effects()}"
+        return f"Not yet approved ({self.kind}): {self.snippet}; `python -m snippet_runner accept {self.rel}` {self.effects()}"
 
 
 def pending(outcome: Outcome) -> Pending | None:

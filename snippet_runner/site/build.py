@@ -148,7 +148,7 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     binary = chromium.find()
     if binary is None:
         print(
-            f"\nPDF SKIPPED: {shown_as}/{target.path} was not written. {chromium.missing()}, then run `make site`"
+            f"\nPDF SKIPPED: {shown_as}/{target.path} was not written. {chromium.missing()}, then build the site again"
             f' again.\nThe HTML site is complete, but its "Download PDF" links point at a missing file.\n',
             file=sys.stderr,
         )

@@ -25,7 +25,7 @@ PACKAGES = {
 ELSEWHERE = (
     "install Google Chrome or Chromium (on macOS: Google Chrome's installer, or `brew install --cask chromium`),"
     f" then point {chromium.ENV_VAR} at its binary, for example"
-    f' {chromium.ENV_VAR}="/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" make test'
+    f' {chromium.ENV_VAR}="/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" python -m snippet_runner site'
 )
 
 
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m snippet_runner.site.chromium_install", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (make test)")
+    parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (for a test run)")
     args = parser.parse_args(argv)
     return 1 if ensure() is None and args.required else 0
 

@@ -12,7 +12,7 @@ from snippet_runner.checking.engine import RunRecord
 from snippet_runner.files import write_atomic
 
 NAME = "execution-report.html"
-SERVED_AT = "_build/" + NAME  # its URL under `make serve`, relative to the site's mount path
+SERVED_AT = "_build/" + NAME  # its URL under `serve`, relative to the site's mount path
 
 
 def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], snippets_name: str) -> Path:

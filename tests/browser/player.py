@@ -1,6 +1,6 @@
 """What the step-through player under a graph picture must show, read from the approved data
 (``<snippet>.pictures.json``), never from the chapter's text; and the list it reads, as the built
-page holds it. The player (docs/assets/backward-steps.js) reads nothing but that list: each step's
+page holds it. The player (snippet_runner/plugins/runner/assets/backward-steps.js) reads nothing but that list: each step's
 sentence is its item's text, and what it lights up is named in the item's ``data-*`` attributes.
 So the browser tests check the player against the approved data on the real site, and a build test
 (tests/builds/test_build.py) checks that a changed input, once accepted, changes the list."""

@@ -378,10 +378,12 @@ def test_an_unchanged_page_takes_its_earlier_audit_and_any_change_to_what_it_loa
     for entry in built_site.iterdir():
         if entry.name != "assets":
             (site / entry.name).symlink_to(entry)
-    (site / "assets").mkdir()
-    for entry in (built_site / "assets").iterdir():
-        (site / "assets" / entry.name).symlink_to(entry)
-    for rel in ("404.html", "assets/snippets.css"):
+    for folder in ("assets", "assets/snippet-runner"):  # real folders, so the copies below replace only links
+        (site / folder).mkdir()
+        for entry in (built_site / folder).iterdir():
+            if f"{folder}/{entry.name}" != "assets/snippet-runner":
+                (site / folder / entry.name).symlink_to(entry)
+    for rel in ("404.html", "assets/snippet-runner/snippets.css"):
         (site / rel).unlink()
         shutil.copyfile(built_site / rel, site / rel)
     monkeypatch.setenv("AUDIT_CACHE_DIR", str(tmp_path / "cache"))
@@ -396,16 +398,16 @@ def test_an_unchanged_page_takes_its_earlier_audit_and_any_change_to_what_it_loa
     assert (first_cache.hits, first_cache.stored) == ([], ["404.html"])
     (entry,) = (tmp_path / "cache").rglob("*.json")
     loaded = json.loads(entry.read_text())["files"]
-    assert {"404.html", "assets/snippets.css", "assets/vendor/katex/katex.min.js"} <= set(loaded)
+    assert {"404.html", "assets/snippet-runner/snippets.css", "assets/vendor/katex/katex.min.js"} <= set(loaded)
     assert "search/search_index.js" in loaded, "what a script loaded later is not listed"
     again_cache, again = audit()
     assert (again_cache.hits, again_cache.stored) == (["404.html"], [])
     assert again == first
 
-    css = site / "assets" / "snippets.css"
+    css = site / "assets" / "snippet-runner" / "snippets.css"
     css.write_text(css.read_text() + "\n/* changed */\n")
     assert AuditCache.for_site(site, axe, version).get("404.html") is None
-    css.write_bytes((built_site / "assets" / "snippets.css").read_bytes())
+    css.write_bytes((built_site / "assets" / "snippet-runner" / "snippets.css").read_bytes())
     assert AuditCache.for_site(site, axe, version).get("404.html") is not None
     page = site / "404.html"
     page.write_text(page.read_text() + "<!-- changed -->")

@@ -1,4 +1,4 @@
-"""The player under each graph picture (docs/assets/backward-steps.js), in Chromium: stepping
+"""The player under each graph picture (snippet_runner/plugins/runner/assets/backward-steps.js), in Chromium: stepping
 through the backward pass lights up, step by step, the node the run's engine ran and the edges
 its gradient came in and went out on, in the recorded order, and says it in words in a polite
 live region; the fan-out's step shows both parts and their sum; the keyboard alone does it all; and

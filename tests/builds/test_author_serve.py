@@ -124,8 +124,9 @@ def test_a_new_example_previews_and_a_broken_one_gives_every_page_an_error_page_
     assert "no approved <code>snippets/new/first.out</code> yet" in page
     assert "writes <code>snippets/new/first.out</code>" in page  # what make accept will write
     assert "python -m snippet_runner accept new/first.py" in page
-    assert "Not yet approved (new): snippets/new/first.py; `make accept` writes snippets/new/first.out" in (
-        served.log.read_text()
+    assert (
+        "Not yet approved (new): snippets/new/first.py; `python -m snippet_runner accept new/first.py` writes snippets/new/first.out"
+        in (served.log.read_text())
     )
 
     # A syntax error: every page, its own and the others, answers at once with the error page

@@ -224,7 +224,7 @@ def test_a_machine_wide_cap_on_torch_is_named_with_the_way_around_it():
     assert message.startswith(
         "cannot install torch==2.15.0: pip's configuration caps it (The user requested (constraint) torch<=2.14.1;"
     )
-    assert "PIP_CONFIG_FILE=/dev/null make drift TORCH=2.15.0" in message and "\n" not in message
+    assert "PIP_CONFIG_FILE=/dev/null python -m snippet_runner.drift 2.15.0" in message and "\n" not in message
 
 
 def test_a_version_that_is_not_a_release_number_is_refused(project):

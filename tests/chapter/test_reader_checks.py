@@ -210,21 +210,24 @@ def test_each_teaching_page_notebook_holds_its_examples_in_order_with_their_appr
 
 def test_downloads_are_the_same_bytes_every_time_and_the_archive_holds_every_example(downloads):
     notebooks, bundle = downloads
+    stem = page_notebooks.archive_stem(PROJECT.site_name)  # from the site's own name
+    assert stem == "pytorch-autograd-and-backpropagation-part-2-examples"
     again_notebooks, again_bundle = page_notebooks.for_project(PROJECT)
     assert [n.text for n in notebooks] == [n.text for n in again_notebooks] and bundle == again_bundle
     with zipfile.ZipFile(__import__("io").BytesIO(bundle)) as archive:
         infos = archive.infolist()
-        names = [info.filename.removeprefix("autograd-part2-examples/") for info in infos]
+        names = [info.filename.removeprefix(f"{stem}/") for info in infos]
         assert {info.date_time for info in infos} == {page_notebooks.ZIP_DATE}
         for rel in chapter_snippets():
             assert f"examples/{rel}" in names and f"examples/{spec.approved_rel(rel)}" in names
             assert (
-                archive.read(f"autograd-part2-examples/examples/{spec.approved_rel(rel)}")
+                archive.read(f"{stem}/examples/{spec.approved_rel(rel)}")
                 == (SNIPPETS / spec.approved_rel(rel)).read_bytes()
             )
         assert {f"notebooks/{n.name}" for n in notebooks} <= set(names) and "README.txt" in names
-        readme = archive.read("autograd-part2-examples/README.txt").decode()
+        readme = archive.read(f"{stem}/README.txt").decode()
     assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
+    assert '"PyTorch Autograd and Backpropagation (Part 2)"' in readme and "python " in readme
 
 
 def test_every_page_notebook_passes_nbval_without_the_project_and_a_changed_output_fails(
@@ -374,12 +377,13 @@ def test_the_commands_the_home_page_and_exercises_give_are_the_ones_tested():
 def test_the_built_site_links_each_page_notebook_and_the_archive_and_ships_them(built_site, downloads):
     notebooks, bundle = downloads
     folder = built_site / page_notebooks.FOLDER
-    assert (folder / page_notebooks.ARCHIVE).read_bytes() == bundle  # what a build of this commit writes
+    archive = f"{page_notebooks.archive_stem(PROJECT.site_name)}.zip"
+    assert (folder / archive).read_bytes() == bundle  # what a build of this commit writes
     for notebook in notebooks:
         assert (folder / notebook.name).read_text(encoding="utf-8") == notebook.text
         html = (built_site / notebook.page.replace(".md", ".html")).read_text(encoding="utf-8")
         depth = "../" * notebook.page.count("/")
         assert f'href="{depth}downloads/{notebook.name}" download' in html, notebook.page
-        assert f'href="{depth}downloads/{page_notebooks.ARCHIVE}" download' in html, notebook.page
+        assert f'href="{depth}downloads/{archive}" download' in html, notebook.page
     without = (built_site / "about-this-edition.html").read_text(encoding="utf-8")
     assert "examples-download" not in without  # a page with no example offers none

@@ -29,7 +29,7 @@ MARKER = "<!-- drift-report -->"
 
 
 def snippets_by_page(project: Project) -> dict[str, list[str]]:
-    """``{"chain-rule.md": ["chain_rule/by_hand.py", ...], "exercises/x.ipynb": [...]}`` (docs-relative)."""
+    """``{"page.md": ["page/example.py", ...], "exercises/x.ipynb": [...]}`` (docs-relative)."""
     docs = project.shown_path(project.docs_dir) + "/"
     pages: dict[str, list[str]] = defaultdict(list)
     for rel, places in project.shown().items():
@@ -130,7 +130,7 @@ def _version_section(
             f'!!! warning "Stale: {results} not current"',
             "",
             f"    These examples changed (code or approved output) after torch {record.torch} was checked, or are"
-            f" new since. Run `make drift TORCH={record.torch}` to check them again.",
+            f" new since. Run `python -m snippet_runner.drift {record.torch}` to check them again.",
             "",
         ]
         for rel in not_current:

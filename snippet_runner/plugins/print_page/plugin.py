@@ -3,21 +3,26 @@ page and in the PDF. print-site prefixes a page's same-page links with the page'
 only headings', list items' and footnotes' ids, so line anchors and ``cell-<n>`` repeat. After
 print-site's ``on_post_build``, each id that repeats or that a rewritten link points to gets the
 prefix (regular expressions, as print-site uses, keep its other bytes); Material's ``__config`` base
-becomes ``.`` so that, opened from disk, search and the palette toggle work. None of print-site's
+becomes ``.`` so that, opened from disk, search and the palette toggle work; and where notebooks
+show, it links their stylesheet, as the snippet-runner plugin does on their own pages. None of print-site's
 code is replaced or wrapped.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections import Counter
 from pathlib import Path
 
 from mkdocs.plugins import BasePlugin, event_priority
 
+from snippet_runner.markdown.notebooks import STYLESHEET
+
 log = logging.getLogger("mkdocs.plugins.print_page")
 
+NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
 _PAGE_SECTION = re.compile(r'<section class="print-page" id="([^"]+)"')
 _ID = re.compile(r'(\sid=")([^"]+)(")')
 _NAME = re.compile(r'(<a\b[^>]*?\sname=")([^"]+)(")')
@@ -39,6 +44,9 @@ class PrintPagePlugin(BasePlugin):
             return
         html = path.read_text(encoding="utf-8")
         fixed, renamed = unique_ids(relative_base(html))
+        if NOTEBOOK in fixed:  # the notebooks' styles, as their own pages link them (runner's reader_assets.py)
+            href = Path(os.path.relpath(site / STYLESHEET, path.parent)).as_posix()
+            fixed = fixed.replace("</head>", f'<link rel="stylesheet" href="{href}">\n</head>', 1)
         if fixed != html:
             path.write_text(fixed, encoding="utf-8")
         if renamed:

@@ -16,12 +16,12 @@ from snippet_runner.project import Project
 log = logging.getLogger("mkdocs.plugins.snippet_runner")
 
 
-def link(page, markdown: str) -> None:
-    """Give a page that shows examples the links to its notebook and to the archive (overrides/main.html)."""
+def link(page, markdown: str, project: Project) -> None:
+    """Give a page that shows examples the links to its notebook and to the archive (reader_assets.py)."""
     if page.file.src_uri.endswith(".md") and find_includes(markdown, page.file.src_uri):
         folder = page_notebooks.FOLDER
         page.meta["examples_notebook"] = f"{folder}/{page_notebooks.notebook_name(page.file.src_uri)}"
-        page.meta["examples_archive"] = f"{folder}/{page_notebooks.ARCHIVE}"
+        page.meta["examples_archive"] = f"{folder}/{page_notebooks.archive_stem(project.site_name)}.zip"
 
 
 def write(project: Project, config) -> None:
@@ -34,5 +34,6 @@ def write(project: Project, config) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for notebook in notebooks:
         (folder / notebook.name).write_text(notebook.text, encoding="utf-8")
-    (folder / page_notebooks.ARCHIVE).write_bytes(bundle)
-    log.info(f"Downloads: {len(notebooks)} page notebooks and {page_notebooks.ARCHIVE}")
+    name = f"{page_notebooks.archive_stem(project.site_name)}.zip"
+    (folder / name).write_bytes(bundle)
+    log.info(f"Downloads: {len(notebooks)} page notebooks and {name}")

@@ -11,6 +11,7 @@ The ``{{ run … }}`` lines are expanded by a Python-Markdown extension
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -21,7 +22,7 @@ from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
 from snippet_runner.markdown.notebooks import STYLESHEET
 from snippet_runner.pictures import draw
-from snippet_runner.plugins.runner import downloads, exercises, serving
+from snippet_runner.plugins.runner import downloads, exercises, reader_assets, serving
 from snippet_runner.plugins.runner.config import SnippetRunnerConfig
 from snippet_runner.plugins.runner.pages import PageRuns, in_read_order, reading_order
 from snippet_runner.plugins.runner.preview import Preview
@@ -65,7 +66,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             if approval not in APPROVAL_MODES:
                 raise PluginError(
                     f"SNIPPETS_APPROVAL={approval}: a build can only check outputs ({' or '.join(APPROVAL_MODES)});"
-                    " approving them is `make accept`, which runs each snippet twice and keeps only what both runs agree on"
+                    " approving them is `python -m snippet_runner accept`, which runs each snippet twice and keeps only what both runs agree on"
                 )
             self.engine = self.project.engine(approval=approval, execute=execute)
             if self.serving and execute:
@@ -74,9 +75,6 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if self.serving:
             self.preview.begin_build()
         self.notebook_styles = {}
-        # overrides/main.html links it where a notebook shows; config.extra, because print-site
-        # renders the print page in a Jinja environment of its own
-        config.extra["notebook_stylesheet"] = STYLESHEET
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
         config.mdx_configs[EXTENSION] = {
@@ -84,9 +82,16 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             "session": (self.project, self.engine),
         }
         config.watch.append(str(self.project.snippets_dir))
+        reader_assets.add_to_config(config)
+        print_site = config.plugins.get("print-site")
+        if self.serving and print_site is not None and os.environ.get("SNIPPETS_PRINT_PAGE") != "true":
+            # serve leaves the print page out, whatever mkdocs.yml says: it is the PDF's source, which
+            # only a site build prints, and combining every page would slow every rebuild
+            print_site.config["enabled"] = False
         return config
 
     def on_files(self, files, *, config):
+        reader_assets.add_files(files, config)
         self.notebooks = exercises.add_pages(self.project, files, config)
         self.runs = PageRuns(self.project, self.engine, self.notebooks)
         try:
@@ -131,7 +136,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if page.file.src_uri in self.runs.errors:
             return ""  # the build stops after reading every page (on_env): not a failure per page
         if page.file.src_uri not in self.notebooks:
-            downloads.link(page, markdown)
+            downloads.link(page, markdown, self.project)
         elif self.project.notebook_search_boost != 1:
             # A notebook has no front matter to carry `search: boost:`: set before Material's search reads it
             page.meta.setdefault("search", {}).setdefault("boost", self.project.notebook_search_boost)
@@ -141,6 +146,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         if page.file.src_uri in self.notebooks:
             return exercises.adjust_page(html, page, self.notebook_styles)
         return html
+
+    def on_post_page(self, output, *, page, config):
+        return reader_assets.add_links(reader_assets.add_notebook_styles(output, page, STYLESHEET), page)
 
     def on_env(self, env, *, config, files):
         """A build has read every page: fail now if any snippet failed, before a template renders."""

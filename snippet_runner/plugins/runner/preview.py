@@ -165,7 +165,7 @@ def error_page(failure: str, path: str) -> str:
 <meta charset="utf-8">
 <meta http-equiv="refresh" content="{RELOAD_SECONDS}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Build failed: make serve</title>
+<title>Build failed: serve</title>
 <style>
 body {{ font-family: sans-serif; margin: 2rem; max-width: 60rem; color: #1a1a1a; background: #fff; }}
 pre {{ white-space: pre-wrap; background: #f4f4f4; border-left: 4px solid #b00020; padding: 1rem; }}
@@ -176,7 +176,7 @@ pre {{ white-space: pre-wrap; background: #f4f4f4; border-left: 4px solid #b0002
 <h1>The last build failed</h1>
 <p>You asked for <code>{html.escape(path)}</code>. Every page shows this until a build succeeds;
 this page reloads itself every {RELOAD_SECONDS} seconds, so fix the file and wait. The terminal
-running <code>make serve</code> printed the same message:</p>
+running <code>serve</code> printed the same message:</p>
 <pre>{html.escape(failure)}</pre>
 </main>
 </body>

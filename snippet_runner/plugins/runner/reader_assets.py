@@ -1,0 +1,63 @@
+"""What a reader's browser needs from the engine, added by the plugin to any site that lists it: the
+outputs' and pictures' styles, the backward-pass player, and each page's links to its notebook and the
+zip. Through MkDocs' documented config and events only (``extra_css``, ``extra_javascript``,
+``File.generated``, ``on_post_page``), so a site needs no template override and no copied file."""
+
+from __future__ import annotations
+
+import posixpath
+from html import escape
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+FOLDER = Path(__file__).with_name("assets")  # package data: in the wheel beside this module
+SITE_FOLDER = "assets/snippet-runner"
+CSS = ("snippets.css", "backward-steps.css")  # first, so the site's own stylesheets can override them
+JS = ("backward-steps.js",)
+# Material's content area; the links go at its top, where a theme's page actions stand
+ARTICLE = '<article class="md-content__inner md-typeset">'
+NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
+
+
+def add_to_config(config) -> None:
+    css = [f"{SITE_FOLDER}/{name}" for name in CSS]
+    config.extra_css[:0] = [path for path in css if path not in config.extra_css]
+    for name in JS:
+        if f"{SITE_FOLDER}/{name}" not in map(str, config.extra_javascript):
+            config.extra_javascript.append(f"{SITE_FOLDER}/{name}")
+
+
+def add_files(files, config) -> None:
+    for name in (*CSS, *JS):
+        uri = f"{SITE_FOLDER}/{name}"
+        if files.get_file_from_path(uri) is None:  # a site's own copy wins
+            files.append(File.generated(config, uri, abs_src_path=str(FOLDER / name)))
+
+
+def _relative(target: str, page) -> str:
+    here = posixpath.dirname(page.url) if not page.url.endswith("/") else page.url.rstrip("/")
+    return escape(posixpath.relpath(target, here or "."))
+
+
+def add_notebook_styles(output: str, page, stylesheet: str) -> str:
+    """Where a notebook shows (its page, the print page), the notebooks' stylesheet, after the others."""
+    if NOTEBOOK not in output or "</head>" not in output:
+        return output
+    return output.replace("</head>", f'<link rel="stylesheet" href="{_relative(stylesheet, page)}">\n</head>', 1)
+
+
+def add_links(output: str, page) -> str:
+    """``output`` with the page's download links at the top of its content, if it shows examples."""
+    notebook, archive = page.meta.get("examples_notebook"), page.meta.get("examples_archive")
+    if not notebook or ARTICLE not in output:
+        return output
+    links = "".join(
+        f'<a class="snippet-download examples-download" href="{_relative(target, page)}"'
+        f' download title="{escape(title)}">{escape(text)}</a>'
+        for target, text, title in (
+            (notebook, "Examples as a notebook", "This page's examples as a Jupyter notebook, with their outputs"),
+            (archive, "All examples (zip)", "Every example of the site with its output, as a zip archive"),
+        )
+    )
+    return output.replace(ARTICLE, ARTICLE + links, 1)
