@@ -48,9 +48,9 @@ for name, value in [("A: w_a", w_a), ("B: w_b", w_b),
 # ## Solution
 #
 # **A, a cast.** `.double()` changed the dtype, so it returned a new tensor made by an
-# operation that autograd recorded: `w_a` is not a leaf, and a non-leaf keeps no `.grad`
-# unless `retain_grad()` asks for it (the warning says so). Create the tensor in
-# `float64` instead.
+# operation that autograd recorded: `w_a` is not a leaf, and a plain `backward()` fills
+# no `.grad` on a non-leaf (the warning says so, and names `retain_grad()` as the way to
+# ask for one). Create the tensor in `float64` instead.
 #
 # **B, a detach.** `shown` is cut from the graph, so the fit term of the loss reaches
 # neither `w_b` nor `b_b`: `b_b.grad` stays `None`. `w_b` gets only the gradient of the

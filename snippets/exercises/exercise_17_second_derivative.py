@@ -63,9 +63,9 @@ print("by hand:", 4 * 2 ** 3 - 6 * 2, 12 * 2 ** 2 - 6, 24 * 2)
 # first derivative prints with a `grad_fn`, the graph of $4x^3 - 6x$ that the second
 # call differentiates.
 #
-# A derivative that is differentiated again needs `create_graph=True` in the call that
-# computes it: for $f'''$ the first two calls, and not the last, whose result is only
-# printed. The documentation of
+# With `torch.autograd.grad`, a derivative that is differentiated again needs
+# `create_graph=True` in the call that computes it: for $f'''$ the first two calls, and
+# not the last, whose result is only printed. The documentation of
 # [`torch.autograd.grad`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.grad.html)
 # gives the flag's purpose: it builds the graph of the derivative, to allow higher
 # order derivative products, a Hessian-vector product among them.

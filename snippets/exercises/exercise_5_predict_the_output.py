@@ -82,7 +82,8 @@ except RuntimeError as error:
 #    factor of `b * a` ($b = 6$) and through `+ a` (1), and autograd adds them:
 #    $6 + 6 + 1 = 13$.
 # 2. `b` was made by a recorded operation on `a`, so it requires gradients but is not a
-#    leaf: it has a `grad_fn`, and its `.grad` stays `None` unless you call `retain_grad()`.
+#    leaf: it has a `grad_fn`, and a plain `backward()` leaves its `.grad` at `None`
+#    (`retain_grad()` asks it to keep one).
 # 3. $\frac{dd}{da} = k = 5$, and a second pass **adds** to `.grad`: $13 + 5 = 18$. Nothing
 #    cleared the gradient in between.
 # 4. `k` was created without `requires_grad=True`, so autograd computed nothing for it:
