@@ -18,9 +18,9 @@ import torch
 
 x = torch.tensor(1.5, requires_grad=True)
 
-# Your code: steps 2 to 4 of the task.
-
 print("x.grad before any backward pass:", x.grad)
+
+# Your code: steps 2 to 4 of the task.
 
 # %% [markdown] tags=["solution"]
 # ## Solution

@@ -19,10 +19,10 @@ import torch
 
 x = torch.tensor(1.5, requires_grad=True)
 
+print("x.grad before any pass:", x.grad)
+
 # Your code: steps 2 to 4 of the task. Why must the second pass
 # build y again instead of calling backward() on the first y?
-
-print("x.grad before any pass:", x.grad)
 
 # %% [markdown] tags=["solution"]
 # ## Solution
