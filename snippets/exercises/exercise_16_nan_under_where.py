@@ -59,7 +59,7 @@ with torch.no_grad():
 print("by hand:      ", by_hand)
 
 # %% [markdown] tags=["solution"]
-# ## Why `where` lets the NaN through
+# ## How the NaN gets past the mask
 #
 # `where` sends the full upstream gradient to the branch it picked and 0 to the other:
 # at $x = 0$ the division's output received 0. But the division's backward pass still
