@@ -5,10 +5,11 @@
 #
 # Make PyTorch compute a derivative for you.
 #
-# 1. Create a scalar tensor `x` holding `1.5` that tracks gradients (`requires_grad=True`).
-# 2. Build `y = x ** 3 - 2 * x`.
-# 3. Call `y.backward()` to run the backward pass.
-# 4. Print `x.grad`, which now holds $\frac{dy}{dx}$ at $x = 1.5$.
+# 1. The scaffold creates a scalar tensor `x` holding `1.5` that tracks gradients
+#    (`requires_grad=True`).
+# 2. Build $y = x^3 - 2x$ from it.
+# 3. Run the backward pass from `y` with `backward()`.
+# 4. Print the gradient autograd stored on `x`: it is $\frac{dy}{dx}$ at $x = 1.5$.
 #
 # Before you run anything, work out on paper what the answer should be.
 
@@ -17,11 +18,9 @@ import torch
 
 x = torch.tensor(1.5, requires_grad=True)
 
-# y = ...          build y = x ** 3 - 2 * x here
-# y.backward()     then start the backward pass from y
-# print(x.grad)    and read the gradient stored on x
-
 print("x.grad before any backward pass:", x.grad)
+
+# Your code: steps 2 to 4 of the task.
 
 # %% [markdown] tags=["solution"]
 # ## Solution

@@ -5,9 +5,9 @@
 #
 # Let autograd apply the chain rule through an intermediate tensor.
 #
-# 1. Create `x = 2.0` with `requires_grad=True`.
-# 2. Build an intermediate `u = 2 * x - 1`, then `z = u ** 3`.
-# 3. Call `z.backward()`.
+# 1. The scaffold creates `x = 2.0` with `requires_grad=True`.
+# 2. Build an intermediate tensor $u = 2x - 1$, then $z = u^3$ from it.
+# 3. Run the backward pass from `z`.
 # 4. Print `x.grad` and check it against the chain rule worked out by hand.
 
 # %% tags=["scaffold"]
@@ -15,10 +15,8 @@ import torch
 
 x = torch.tensor(2.0, requires_grad=True)
 
-# u = ...          the inner function, 2 * x - 1
-# z = ...          the outer function, u cubed
-# z.backward()     differentiate z with respect to its inputs
-# print(x.grad)    compare with your answer on paper
+# Your code: steps 2 to 4 of the task. Work out dz/dx on paper
+# first: which two local derivatives does the chain rule multiply?
 
 # %% [markdown] tags=["solution"]
 # ## Solution

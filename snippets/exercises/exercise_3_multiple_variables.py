@@ -1,15 +1,18 @@
 # %% [markdown]
 # # Exercise 3: Multiple variables
 #
-# **Level:** Intermediate
+# **Level:** Beginner
 #
 # One backward pass fills the gradients of several inputs at once.
 #
-# 1. Create two tensors that track gradients: `x = 3.0` and `y = -1.0`.
-# 2. Build `z = x ** 2 * y + y ** 3`.
-# 3. Call `z.backward()`.
-# 4. Print `x.grad` and `y.grad`, and check them against the partial derivatives
+# 1. The scaffold creates two tensors that track gradients: `x = 3.0` and `y = -1.0`.
+# 2. Build $z = x^2 y + y^3$.
+# 3. Run one backward pass.
+# 4. Print both gradients, and check them against the partial derivatives
 #    you work out by hand.
+#
+# `y` appears twice in $z$. Before you run anything: does its gradient come
+# from one of the two terms, or from both?
 
 # %% tags=["scaffold"]
 import torch
@@ -17,10 +20,7 @@ import torch
 x = torch.tensor(3.0, requires_grad=True)
 y = torch.tensor(-1.0, requires_grad=True)
 
-# z = ...          build z = x ** 2 * y + y ** 3
-# z.backward()     one backward pass
-# print(x.grad)    the partial derivative of z with respect to x
-# print(y.grad)    the partial derivative of z with respect to y
+# Your code: steps 2 to 4 of the task.
 
 # %% [markdown] tags=["solution"]
 # ## Solution

@@ -5,37 +5,32 @@
 #
 # See for yourself that `.grad` adds up across backward passes, then clear it.
 #
-# 1. Create `x = 1.5` with `requires_grad=True`.
+# 1. The scaffold creates `x = 1.5` with `requires_grad=True`.
 # 2. Run two backward passes without clearing the gradient in between: build
-#    `y = x ** 2 + 5 * x` and call `y.backward()`, then build `y` again and call
-#    `y.backward()` once more.
-# 3. Print `x.grad` after each pass and explain what you see.
-# 4. Call `x.grad.zero_()` and check that the gradient is back to `tensor(0.)`.
+#    $y = x^2 + 5x$ and run the backward pass from it, then build `y` again and
+#    run the backward pass once more.
+# 3. Print `x.grad` after each pass. Predict both values before you run:
+#    what does the second pass do to what the first one left?
+# 4. Reset the gradient in place with `zero_()`, and check that it is back
+#    to `tensor(0.)`.
 
 # %% tags=["scaffold"]
 import torch
 
 x = torch.tensor(1.5, requires_grad=True)
 
-# First pass:
-# y = ...                  build y = x ** 2 + 5 * x
-# y.backward()
-# print(x.grad)
+print("x.grad before any pass:", x.grad)
 
-# Second pass, without clearing x.grad:
-# y = ...                  build the graph again
-# y.backward()
-# print(x.grad)            compare with the first value
-
-# Reset:
-# x.grad.zero_()
-# print(x.grad)
+# Your code: steps 2 to 4 of the task. Why must the second pass
+# build y again instead of calling backward() on the first y?
 
 # %% [markdown] tags=["solution"]
 # ## Solution
 #
-# Each pass builds a fresh graph, so the second `backward()` is allowed.
-# The gradient is not replaced: the second pass adds to what the first one left behind.
+# The first `backward()` freed its graph, and squaring had saved `x` in it, so a second
+# `backward()` on the same `y` would fail (the "retain_graph=True" page shows the error).
+# Each pass builds a fresh graph instead. The gradient is not replaced: the second pass
+# adds to what the first one left behind.
 
 # %% tags=["solution"]
 import torch

@@ -4,24 +4,24 @@
 # **Level:** Intermediate
 #
 # The length of a vector, $f(x) = \|x\| = \sqrt{x_1^2 + x_2^2}$, is a scalar function of a
-# vector. Its gradient has one entry per element of $x$.
+# vector.
 #
-# 1. Create `x = torch.tensor([3.0, 4.0], requires_grad=True)`.
-# 2. Compute its length `f` with `torch.sqrt` and `sum`, and call `f.backward()`.
-# 3. Print `x.grad` and its shape.
-# 4. Check it against the gradient by hand, $\nabla f = x / \|x\|$.
+# 1. The scaffold creates `x = [3.0, 4.0]`, tracking gradients.
+# 2. Compute its length `f` from elementwise operations (a square, a sum and a square
+#    root), and run the backward pass from it.
+# 3. Print `x.grad` and its shape. Predict the shape first: how many numbers does the
+#    gradient of one scalar with respect to two inputs have?
+# 4. Derive $\nabla f$ by hand with the chain rule, and check `x.grad` against it.
 
 # %% tags=["scaffold"]
 import torch
 
 x = torch.tensor([3.0, 4.0], requires_grad=True)
 
-# f = ...                 the length of x, a scalar
-# f.backward()
-# print(x.grad, x.grad.shape)
-# compare with x / f, computed without tracking
-
 print("x has shape", tuple(x.shape))
+
+# Your code: steps 2 to 4 of the task. Compare with a value
+# computed from tensors that autograd does not track.
 
 # %% [markdown] tags=["solution"]
 # ## Solution

@@ -80,13 +80,13 @@ def test_every_picture_snippet_has_readable_approved_data():
         assert data and all(p["kind"] in ("graph", "curves") for p in data)
 
 
-def test_exercise_6_notebook_carries_its_loss_curve(built_site):
-    page = (built_site / "exercises/exercise_6_mini_training_loop.html").read_text()
-    (approved,) = json.loads((SNIPPETS / "exercises/exercise_6_mini_training_loop.pictures.json").read_text())
+def test_exercise_12_notebook_carries_its_loss_curve(built_site):
+    page = (built_site / "exercises/exercise_12_mini_training_loop.html").read_text()
+    (approved,) = json.loads((SNIPPETS / "exercises/exercise_12_mini_training_loop.pictures.json").read_text())
     first = f"{approved['series'][0]['y'][0]:.4g}"
     assert page.count('class="snippet-picture-svg"') == 1 and f"training loss: from {first}" in page
     assert "No description has been provided" not in page
-    notebook = json.loads((built_site / "exercises/exercise_6_mini_training_loop.ipynb").read_text())
+    notebook = json.loads((built_site / "exercises/exercise_12_mini_training_loop.ipynb").read_text())
     svgs = [o for c in notebook["cells"] for o in c.get("outputs", []) if "image/svg+xml" in o.get("data", {})]
     assert (
         len(svgs) == 1

@@ -322,7 +322,7 @@ def test_runs_that_back_the_exact_statements(built_site):
         assert wrong not in (DOCS / page).read_text(), (page, wrong)
     exercise = (ROOT / "snippets/exercises/exercise_4_gradient_accumulation.py").read_text()
     assert "does the same" not in exercise and "None" in exercise
-    assert "about 300" not in (ROOT / "snippets/exercises/exercise_6_mini_training_loop.py").read_text()
+    assert "about 300" not in (ROOT / "snippets/exercises/exercise_12_mini_training_loop.py").read_text()
 
 
 def test_the_debugging_guide_demonstrates_every_symptom_and_tool(built_site):

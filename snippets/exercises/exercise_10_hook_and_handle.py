@@ -1,35 +1,38 @@
 # %% [markdown]
-# # Exercise 8: A hook and its handle
+# # Exercise 10: A hook and its handle
 #
 # **Level:** Intermediate
 #
 # A hook can change a gradient on its way to `.grad`. Here it clips it.
 #
-# With `w = 0.5` (tracking gradients), the loss is `(4 * w - 10) ** 2`.
+# With `w = 0.5` (tracking gradients), the loss is $(4w - 10)^2$.
 #
-# 1. Register a hook on `w` that clamps its gradient to the range $[-1, 1]$, and keep the
-#    handle that `register_hook` returns.
-# 2. Compute the loss, call `backward()`, and print `w.grad`.
-# 3. Remove the hook through its handle, clear `w.grad` (set it to `None`), compute the
-#    loss again, call `backward()`, and print `w.grad` once more.
+# 1. Complete the function `clip` in the scaffold so that it returns the gradient it
+#    receives limited to the range $[-1, 1]$ (`Tensor.clamp` does that).
+# 2. Register it as a hook on `w`, and keep the handle that registering returns.
+# 3. Compute the loss, run the backward pass, and print `w.grad`.
+# 4. Remove the hook through its handle, clear `w.grad` (set it to `None`), compute the
+#    loss again, run the backward pass, and print `w.grad` once more.
 #
-# What gradient does the loss have at $w = 0.5$, before any clipping?
+# Before you run: what gradient does the loss have at $w = 0.5$, before any clipping?
 
 # %% tags=["scaffold"]
 import torch
 
 w = torch.tensor(0.5, requires_grad=True)
 
-# handle = w.register_hook(lambda g: g.clamp(-1, 1))
-# loss = (4 * w - 10) ** 2
-# loss.backward()
-# print(w.grad)                    clipped
-# handle.remove()
-# w.grad = None
-# ...                    the same loss and backward again
-# print(w.grad)                    not clipped
 
+def clip(grad):
+    # Your code: return grad limited to [-1, 1]. A hook that
+    # returns a tensor replaces the gradient with it.
+    return grad
+
+
+# Once clip is right, this prints tensor(1.):
+print("clip(tensor(5.)) =", clip(torch.tensor(5.0)))
 print("w.grad before anything:", w.grad)
+
+# Your code: steps 2 to 4 of the task.
 
 # %% [markdown] tags=["solution"]
 # ## Solution
@@ -42,7 +45,12 @@ import torch
 
 w = torch.tensor(0.5, requires_grad=True)
 
-handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
+
+def clip(grad):
+    return grad.clamp(-1, 1)
+
+
+handle = w.register_hook(clip)
 loss = (4 * w - 10) ** 2
 loss.backward()
 print("with the clipping hook: w.grad =", w.grad)

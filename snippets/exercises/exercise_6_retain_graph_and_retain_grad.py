@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Exercise 7: Keeping gradients and graphs
+# # Exercise 6: Keeping gradients and graphs
 #
 # **Level:** Intermediate
 #
@@ -25,17 +25,10 @@ x = torch.tensor(1.5, requires_grad=True)
 h = x ** 2 - 4
 loss = h ** 2
 
-# h.retain_grad()                      before any backward pass
-# loss.backward(retain_graph=True)     keep the graph for later
-# print(h.grad, x.grad)
-# loss.backward()                      the same graph, once more
-# print(x.grad)
-# try:
-#     loss.backward()                  and a third time
-# except RuntimeError as error:
-#     print(str(error)[:50])
-
 print("h is a leaf?", h.is_leaf)
+
+# Your code: steps 1 to 3 of the task. The third pass must not
+# stop the cell: catch its RuntimeError and print the message.
 
 # %% [markdown] tags=["solution"]
 # ## Solution

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Exercise 10: Find the bug in a training loop
+# # Exercise 13: Find the bug in a training loop
 #
 # **Level:** Advanced
 #
