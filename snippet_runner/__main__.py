@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def accept(project: Project, only: list[str]) -> int:
     """``make accept``: approve every shown snippet (or those named) from two fresh runs that agree."""
-    from snippet_runner.checking.approve import HASH_SEEDS, approve
+    from snippet_runner.checking.accept import HASH_SEEDS, approve
 
     shown = project.shown()
     rels = only or list(shown)

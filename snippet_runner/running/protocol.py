@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from functools import cache
 
 from snippet_runner.pictures.data import PictureData
+from snippet_runner.running.settings import LIMITS, Limits
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,8 @@ class RunRequest:
     id: int
     path: str  # absolute
     cells: tuple[tuple[int, str], ...]  # (first line in the file, source)
-    timeout: float
-    memory: int  # bytes it may allocate
-    output: int  # bytes it may print
+    limits: Limits
     pictures: tuple[tuple[str, int, dict], ...] = ()  # (kind, setting's line, options) each
-    processes: int = 128  # processes and threads at once, its own included
-    disk: int = 256 * 1024**2  # bytes its scratch folder may hold
-    shm: int = 64 * 1024**2  # bytes of /dev/shm
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ class RunResult:
     printed_at: tuple[tuple[int, int, int], ...] = ()
     pictures: tuple[Picture, ...] = ()  # one per picture setting
     picture_errors: tuple[tuple[int, str], ...] = ()  # (setting's line, message) for one it could not satisfy
-    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm"
+    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into (LIMITS): "processes", "disk", "shm"
 
 
 @dataclass(frozen=True)
@@ -118,7 +114,6 @@ class Started:
 
 
 Message = RunRequest | RunResult | Death | PreloadFailed | Ready | Started
-LIMITS = ("processes", "disk", "shm")
 
 
 class ProtocolError(ValueError):
@@ -166,7 +161,7 @@ def _build(cls, data):
     names = {f.name for f in fields(cls)}
     _need(set(data) == names, f"{cls.__name__}: fields {sorted(map(str, data))[:20]} instead of {sorted(names)}")
     built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in _hints(cls).items()})
-    _need(all(name in LIMITS for name in getattr(built, "limits", ())), f"{cls.__name__}.limits: an unknown limit")
+    _need(cls is not RunResult or all(n in LIMITS for n in built.limits), f"{cls.__name__}.limits: an unknown limit")
     return built
 
 

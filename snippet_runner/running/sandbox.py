@@ -42,6 +42,7 @@ from pathlib import Path
 
 from snippet_runner.machine import physical_memory
 from snippet_runner.running import isolation, protocol
+from snippet_runner.running.settings import Limits
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # snippet_runner/
 
@@ -170,8 +171,9 @@ class Sandbox:
         writable = (str(self.scratch), str(self._reports), "/dev/shm", *WRITABLE_DEVICES)
         self._guard = _Guard(tuple(p for p in writable if os.path.exists(p)))
 
-    def prepare(self, processes: int, disk: int, shm: int) -> None:
+    def prepare(self, limits: Limits) -> None:
         """In the worker, just before it forks the child that runs a snippet."""
+        processes, disk, shm = limits.processes, limits.disk, limits.shm
         if self.isolated.namespaces:
             folders = (
                 (str(self.scratch), disk, 0o700),
@@ -201,8 +203,9 @@ class Sandbox:
                 isolation.setns(ns, isolation.CLONE_NEWPID)
         return pid
 
-    def confine(self, path: str, memory: int, output: int, processes: int, disk: int, shm: int) -> None:
+    def confine(self, path: str, limits: Limits) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
+        memory, output, processes, disk, shm = limits.memory, limits.output, limits.processes, limits.disk, limits.shm
         folder = os.path.dirname(path)
         if self.isolated.namespaces:
             isolation.unshare(isolation.CLONE_NEWNS)

@@ -27,7 +27,7 @@ import nbformat
 import pytest
 from real_chapter import DOCS, PROJECT, ROOT, SNIPPETS, chapter_snippets
 
-from snippet_runner.checking.approved import BUILD, release_only
+from snippet_runner.checking.comparison import BUILD, release_only
 from snippet_runner.markdown import page_notebooks
 from snippet_runner.markdown.run_lines import find_includes, shown_code
 from snippet_runner.running import snippet as spec

@@ -288,7 +288,7 @@ def test_a_venv_made_with_another_python_is_named(tmp_path, bare_path, made_with
 def test_another_build_of_the_same_release_passes_the_build_and_keeps_the_approved_file(write_snippet, printed, builds):
     """In the strict build, not only in make verify: a CUDA build of the pinned torch builds the site."""
     from snippet_runner import Engine
-    from snippet_runner.checking.approved import compare, write
+    from snippet_runner.checking.comparison import compare, write
 
     write_snippet("page/version.py", f"print({printed!r}, end='')\n")
     approved = write_snippet("page/version.out", "PyTorch 2.13.0+cpu\n")
