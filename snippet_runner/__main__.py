@@ -67,13 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
     check = sub.add_parser("verify", help="run every example and code fence here and compare with the approved outputs")
     check.add_argument("--python", help="run them under this interpreter (it needs torch and numpy)")
+    check.add_argument("--rtol", help="pass, as 'close', numbers within this relative tolerance of the approved")
     args, passed_on = parser.parse_known_args(argv)
     if args.command == "verify" and not passed_on:
         from snippet_runner import verify
 
-        return verify.main(
-            ["--config-file", str(args.config_file), *(["--python", args.python] if args.python else [])]
-        )
+        options = [(flag, value) for flag, value in (("--python", args.python), ("--rtol", args.rtol)) if value]
+        return verify.main(["--config-file", str(args.config_file), *(part for pair in options for part in pair)])
     if args.command == "serve":
         return serve(args.config_file, passed_on)
     if passed_on:

@@ -23,7 +23,8 @@ from snippet_runner.running.snippet import read_text
 # torch computed, so outputs are also compared without that local label (PEP 440). Only a letter-led
 # label after three numbers is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is not ``2.13.0``.
 BUILD = re.compile(r"(?<![\w.])(\d+\.\d+\.\d+)(\+[A-Za-z][A-Za-z0-9.]*)?")
-NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# A number a run computed; a version's dotted parts (``2.13.0``) are words, never close to another
+NUMBER = re.compile(r"(?<![\d.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![.\d]*\d)")
 SAME, CLOSE, DIFFERS = "same", "close", "differs"
 
 
