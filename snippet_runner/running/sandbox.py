@@ -68,9 +68,13 @@ _TMPFS_INODE = 4096  # one inode for each page of a tmpfs' size: a flood of empt
 
 
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """A worker's environment: the allowlist, the locale, and what the build sets in ``extra``."""
+    """A worker's environment: the allowlist, the locale, and what the build sets in ``extra``; its
+    PATH ends with the system's folders (``os.defpath``), which a build's PATH under ``/tmp`` (hidden
+    from snippets) may lack, so a snippet finds ``sleep`` wherever the build runs."""
     env = {k: v for k, v in os.environ.items() if k in ENVIRONMENT or k.startswith("LC_")}
-    return {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **(extra or {})}
+    env = {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **(extra or {})}
+    path = [*env.get("PATH", "").split(os.pathsep), *os.defpath.split(os.pathsep)]
+    return {**env, "PATH": os.pathsep.join(dict.fromkeys(p for p in path if p))}
 
 
 @dataclass
