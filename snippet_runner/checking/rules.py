@@ -59,11 +59,10 @@ def check_limits(snippet: spec.Snippet, result: RunResult) -> None:
     hit = list(result.limits)
     if not hit and error and _refused_a_process(error):  # RLIMIT_NPROC (no cgroup) tells no one
         hit = ["processes"]
-    for name in hit:
+    if hit:
         why = f" ({error.type}: {(error.message.splitlines() or [''])[0]})" if error else ""
-        raise SnippetError(
-            snippet.loc((error.line or 1) if error else 1), _stopped(name, getattr(limits, name), 2, after=why)
-        )
+        where = snippet.loc((error.line or 1) if error else 1)
+        raise SnippetError(where, _stopped(hit[0], getattr(limits, hit[0]), 2, after=why))
 
 
 def _stopped(name: str, amount: float, times: int, fix: str = "", why: str = "", after: str = "") -> str:
@@ -113,26 +112,19 @@ def check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | N
 
 
 def check_memory_addresses(snippet: spec.Snippet, result: RunResult) -> None:
-    found = memory_address(result.outputs)
-    if found:
-        cell, offset, address = found
-        lines = [line for at_cell, at, line in result.printed_at if (at_cell, at) <= (cell, offset)]
-        raise SnippetError(
-            snippet.loc(lines[-1] if lines else 1),
-            f"printed a memory address ({address}), which changes on every run;"
-            " print type(obj).__name__ or a value instead",
-        )
-
-
-def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
-    """The first memory address printed: (cell, byte offset in that cell's output, the text)."""
-    for cell, output in enumerate(outputs):
+    """No memory address printed (it changes on every run), named at the line that printed it."""
+    for cell, output in enumerate(result.outputs):
         found = [m for m in MEMORY_ADDRESS.finditer(output)]
         found += [m for m in DECIMAL_ADDRESS.finditer(output) if 2**40 <= int(m.group(0)) < 2**47]
         if found:
             first = min(found, key=lambda m: m.start())
-            return cell, len(output[: first.start()].encode()), first.group(0)
-    return None
+            at = (cell, len(output[: first.start()].encode()))
+            lines = [line for at_cell, offset, line in result.printed_at if (at_cell, offset) <= at]
+            raise SnippetError(
+                snippet.loc(lines[-1] if lines else 1),
+                f"printed a memory address ({first[0]}), which changes on every run;"
+                " print type(obj).__name__ or a value instead",
+            )
 
 
 def check_approved(

@@ -50,39 +50,25 @@ class Setting:
 
     def allowed(self, machine: bool = True) -> str:
         """``64KB to 4GB``; the memory ceiling as this machine's RAM, or as words (``machine=False``)."""
-        floor, ceiling = self.bounds()
-        if self.ceiling:
-            top = self.shown(ceiling)
-        else:
-            top = f"{ceiling / GB:.1f}GB, below this machine's RAM" if machine else "below the machine's RAM"
-        unit = " (seconds)" if self.grammar == "SECONDS" else ""
-        return f"{self.shown(floor)} to {top}{unit}"
+        top = f"{self.bounds()[1] / GB:.1f}GB, below this machine's RAM" if machine else "below the machine's RAM"
+        top = self.shown(self.ceiling) if self.ceiling else top
+        return f"{self.shown(self.floor)} to {top}" + (" (seconds)" if self.grammar == "SECONDS" else "")
 
     def read(self, text: str) -> float | None:
         """The value ``text`` spells, or None when it is not of this setting's grammar."""
         pattern, value = _VALUE[self.grammar]
-        match = pattern.match(text)
-        return None if match is None else value(match)
+        return None if (match := pattern.match(text)) is None else value(match)
 
 
 # fmt: off
-SETTINGS = (
+SETTINGS = (  # name, example, what the docs call it; a limit's grammar, default, floor, ceiling, and its message
     Setting("raises", "raises Type: message", "an exception the snippet must raise"),
     Setting("timeout", "timeout 60", "time", "SECONDS", 30.0, 0.1, 600.0, "timeout of {} s"),
     Setting("memory", "memory 6GB", "memory", "SIZE", 3 * GB, 64 * MB, 0, "memory limit of {}"),
     Setting("output", "output 4MB", "output", "SIZE", MB, KB, 64 * MB, "output limit of {}"),
-    Setting(
-        "processes", "processes 256", "processes and threads at once", "COUNT", 128, 1, 4096,
-        "limit of {} processes and threads",
-    ),
-    Setting(
-        "disk", "disk 1GB", "files in its scratch folder", "SIZE", 256 * MB, 64 * KB, 4 * GB,
-        "disk limit of {} (its scratch folder's files, all together)",
-    ),
-    Setting(
-        "shm", "shm 256MB", "shared memory (`/dev/shm`)", "SIZE", 64 * MB, 64 * KB, 4 * GB,
-        "shared memory limit of {} (/dev/shm)",
-    ),
+    Setting("processes", "processes 256", "processes and threads at once", "COUNT", 128, 1, 4096, "limit of {} processes and threads"),
+    Setting("disk", "disk 1GB", "files in its scratch folder", "SIZE", 256 * MB, 64 * KB, 4 * GB, "disk limit of {} (its scratch folder's files, all together)"),
+    Setting("shm", "shm 256MB", "shared memory (`/dev/shm`)", "SIZE", 64 * MB, 64 * KB, 4 * GB, "shared memory limit of {} (/dev/shm)"),
     Setting("graph", "graph NAME", "a picture of a tensor's graph"),
     Setting("curves", "curves NAME", "a picture of lists of values"),
 )

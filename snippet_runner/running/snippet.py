@@ -116,10 +116,8 @@ def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
-    settings = _settings(source, f"{shown_as}/{rel}")
     cells = split_cells(source)
-    if len(cells) == 1:
-        _settings_on_top(source, f"{shown_as}/{rel}")
+    settings = _settings(source, f"{shown_as}/{rel}", on_top=len(cells) == 1)
     return Snippet(
         path=path,
         rel=rel,
@@ -153,15 +151,20 @@ def read_text(path: Path, shown: str) -> str:
         ) from None
 
 
-def _settings(source: str, shown: str) -> dict:
+def _settings(source: str, shown: str, on_top: bool) -> dict:
+    """The settings, each read by its row of the table (:mod:`snippet_runner.running.settings`). A plain
+    snippet's (``on_top``) come before its code: the listing hides only those, and one hidden further
+    down would shift every line number after it."""
     settings: dict = {}
     limits: dict = {}  # each value of its row's grammar: an int, or a float for seconds
     in_memory: dict[str, int] = {}  # memory, disk, shm -> the line that set it
-    last = 0  # the line of the last setting
+    last, code_seen, below = 0, False, 0  # the last setting's line; code yet; the first setting below code
     for number, line in enumerate(source.splitlines(), start=1):
         match = SETTING.match(line.strip())
         if not match:
+            code_seen = code_seen or bool(line.strip())
             continue
+        below = below or number * code_seen
         body, previous_line, last = match["body"], last, number
         name, value = [*body.split(None, 1), "", ""][:2]
         row = BY_NAME.get(name.lower())
@@ -187,6 +190,12 @@ def _settings(source: str, shown: str) -> dict:
                 settings["pictures"] = (*pictures, PictureSetting(m["kind"], number, options))
         else:
             raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
+    if on_top and below:  # reported once every setting is known good
+        raise SnippetError(
+            f"{shown}:{below}",
+            "a '# snippet:' setting must be at the top of the file, before the code:"
+            " the page hides the settings there and numbers the code from the line after them",
+        )
     settings["limits"] = Limits(**limits)
     done = settings["limits"]
     if in_memory and done.disk + done.shm >= done.memory:
@@ -279,22 +288,6 @@ def picture_options(kind: str, rest: str, where: str, previous: PictureSetting |
             where, "'# snippet: curves' must name at least one list of values: '# snippet: curves losses'"
         )
     return options
-
-
-def _settings_on_top(source: str, shown: str) -> None:
-    """A plain snippet's settings come before its code: the listing hides only those (one hidden
-    further down would shift every line number after it)."""
-    code_seen = False
-    for number, line in enumerate(source.splitlines(), start=1):
-        if SETTING.match(line.strip()):
-            if code_seen:
-                raise SnippetError(
-                    f"{shown}:{number}",
-                    "a '# snippet:' setting must be at the top of the file, before the code:"
-                    " the page hides the settings there and numbers the code from the line after them",
-                )
-        elif line.strip():
-            code_seen = True
 
 
 def split_cells(source: str) -> tuple[Cell, ...]:
