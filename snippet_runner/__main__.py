@@ -65,15 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
-    check = sub.add_parser("verify", help="run every example and code fence here and compare with the approved outputs")
-    check.add_argument("--python", help="run them under this interpreter (it needs torch and numpy)")
-    check.add_argument("--rtol", help="pass, as 'close', numbers within this relative tolerance of the approved")
+    # verify's options (--python, --rtol, -h) are its own parser's (verify.py)
+    sub.add_parser("verify", add_help=False, help="run every example and code fence and compare with the approved")
     args, passed_on = parser.parse_known_args(argv)
-    if args.command == "verify" and not passed_on:
+    if args.command == "verify":
         from snippet_runner import verify
 
-        options = [(flag, value) for flag, value in (("--python", args.python), ("--rtol", args.rtol)) if value]
-        return verify.main(["--config-file", str(args.config_file), *(part for pair in options for part in pair)])
+        return verify.main(["--config-file", str(args.config_file), *passed_on])
     if args.command == "serve":
         return serve(args.config_file, passed_on)
     if passed_on:

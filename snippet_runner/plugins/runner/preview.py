@@ -14,9 +14,11 @@ import html
 import logging
 import re
 import signal
+import string
 import sys
 import threading
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from snippet_runner.checking.engine import Engine
 from snippet_runner.checking.pending import pending
@@ -159,29 +161,8 @@ class _Answer:
 
 def error_page(failure: str, path: str) -> str:
     """Self-contained (no stylesheet to load), and reloading itself until a good build."""
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="refresh" content="{RELOAD_SECONDS}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Build failed: make serve</title>
-<style>
-body {{ font-family: sans-serif; margin: 2rem; max-width: 60rem; color: #1a1a1a; background: #fff; }}
-pre {{ white-space: pre-wrap; background: #f4f4f4; border-left: 4px solid #b00020; padding: 1rem; }}
-</style>
-</head>
-<body>
-<main>
-<h1>The last build failed</h1>
-<p>You asked for <code>{html.escape(path)}</code>. Every page shows this until a build succeeds;
-this page reloads itself every {RELOAD_SECONDS} seconds, so fix the file and wait. The terminal
-running <code>make serve</code> printed the same message:</p>
-<pre>{html.escape(failure)}</pre>
-</main>
-</body>
-</html>
-"""
+    page = string.Template((Path(__file__).parent / "error_page.html").read_text(encoding="utf-8"))
+    return page.substitute(reload=RELOAD_SECONDS, path=html.escape(path), failure=html.escape(failure))
 
 
 class _Held(logging.Handler):
