@@ -362,9 +362,9 @@ def test_the_commands_the_home_page_and_exercises_give_are_the_ones_tested():
         r"python -m venv venv && \. venv/bin/activate",
         r"cd snippets/\w+",
         r"python [\w/]+\.py",  # every listing runs as a plain script: the test above
-        r"make verify( WITH_PYTHON=\S+)?",
+        r"make verify( WITH_PYTHON=\S+| RTOL=[\d.e-]+)?",
     ]
-    assert "verify: $(READY)" in makefile and "--python $(WITH_PYTHON)" in makefile
+    assert "verify: $(READY)" in makefile and "--python $(WITH_PYTHON)" in makefile and "--rtol $(RTOL)" in makefile
     seen = []
     for page in ("checking-outputs.md", "exercises/index.md"):
         text = (DOCS / page).read_text(encoding="utf-8")
