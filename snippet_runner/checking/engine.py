@@ -154,10 +154,9 @@ class Engine:
             return Outcome(snippet)
         if key not in self._memo:
             try:
-                outcome = self._run(snippet, key)
-                self._memo[key] = rules.misspelled_setting(snippet, None) or outcome  # issue 43
+                self._memo[key] = self._run(snippet, key)
             except SnippetError as error:
-                self._memo[key] = rules.misspelled_setting(snippet, error) or error  # issue 43
+                self._memo[key] = error
         done = self._memo[key]
         if isinstance(done, SnippetError):
             raise done

@@ -5,13 +5,16 @@ other), the pictures it was asked for, no memory address printed, and its output
 approved ones (:mod:`snippet_runner.checking.comparison`). Each broken rule is a ``SnippetError``
 naming the snippet's line and what to do; :class:`DeclaredErrorChanged` is the one that says the
 snippet did not raise what it declares, so ``make drift`` classes it without reading the wording.
+Last, a misspelled setting fails the snippet whatever its run did, saying what that was.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, ParamSpec, TypeVar
 
 from snippet_runner.checking import comparison
 from snippet_runner.errors import SetupError, SnippetError, SnippetErrors
@@ -24,12 +27,33 @@ MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
 # id(obj) is the object's address: on 64-bit Linux, 2**40 to 2**47, 13 to 15 decimal digits.
 DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class DeclaredErrorChanged(SnippetError):
     """The snippet declares an exception (``# snippet: raises``) and raised another, or none."""
 
 
+def _then_spelling(rule: Callable[P, R]) -> Callable[P, R]:
+    """``rule``, after which a misspelled setting fails the snippet whatever the run did (issue 43)."""
+
+    @functools.wraps(rule)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        snippet = args[0]
+        assert isinstance(snippet, spec.Snippet)
+        try:
+            found = rule(*args, **kwargs)
+        except SnippetError as error:
+            raise misspelled_setting(snippet, error) or error from None
+        if hint := misspelled_setting(snippet, None):
+            raise hint
+        return found
+
+    return checked
+
+
+@_then_spelling
 def check(
     snippet: spec.Snippet, result: RunResult, mode: str, rtol: float = 0.0
 ) -> tuple[RaisedError | None, comparison.Verdict]:
@@ -156,6 +180,7 @@ def check_approved(
     )
 
 
+@_then_spelling
 def died(snippet: spec.Snippet, death: Death) -> NoReturn:
     """A run that timed out or crashed fails at the line it was running."""
     line = _innermost_line(death.stack, snippet.path)
