@@ -119,7 +119,7 @@ def verify(project: Project, python: str | None, out=sys.stdout, rtol: float = 0
     print(
         f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s"
         + (f" ({named} naming the torch build it ran under)" if named else "")
-        + f": {counts[SAME]} same, {counts[CLOSE]} close (rtol {rtol:g}), {counts[DIFFERS]} differ,"
+        + f": {counts[SAME]} same, {counts[CLOSE]} close{f' (rtol {rtol:g})' if rtol else ''}, {counts[DIFFERS]} differ,"
         f" {counts[ERROR]} errors",
         file=out,
     )
