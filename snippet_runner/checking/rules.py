@@ -171,11 +171,13 @@ def check_approved(
     if verdict.missing:
         raise SnippetError(
             snippet.loc(),
-            f"no approved {what} yet: {name} is missing. Run `make accept`, review the new file, and commit it.",
+            f"no approved {what} yet: {name} is missing. Run `python -m snippet_runner accept {snippet.rel}`,"
+            " review the new file, and commit it.",
         )
     raise SnippetError(
         snippet.loc(),
-        f"{what} differs from the approved {name}. If the change is intended, run `make accept` and review the diff.",
+        f"{what} differs from the approved {name}. If the change is intended, run"
+        f" `python -m snippet_runner accept {snippet.rel}` and review the diff.",
         detail=verdict.diff.rstrip("\n"),
     )
 
@@ -192,6 +194,9 @@ def died(snippet: spec.Snippet, death: Death) -> NoReturn:
             f" with '# snippet: timeout {timeout * 2:g}' at the top of the file",
             detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
         )
+    if death.exit_code == 0:  # it ended well, but left no account of its run the build accepts (worker.py)
+        why = "its run ended, but what its process reported of it is not what the engine records"
+        raise SnippetError(snippet.loc(), f"{why}; a snippet must not rewrite the engine's records", detail=death.stack)
     where = "here" if line else "at a line no stack names"
     raise SnippetError(
         snippet.loc(line or 1),
