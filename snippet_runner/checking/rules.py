@@ -36,21 +36,29 @@ class DeclaredErrorChanged(SnippetError):
 
 
 def _then_spelling(rule: Callable[P, R]) -> Callable[P, R]:
-    """``rule``, after which a misspelled setting fails the snippet whatever the run did (issue 43)."""
+    """``rule``, then: a misspelled setting fails the snippet at its line with the right spelling,
+    whatever the run did, saying if the run failed too (a misspelled ``raises``; issue 43)."""
 
     @functools.wraps(rule)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
-        snippet = args[0]
+        snippet, failure = args[0], None
         assert isinstance(snippet, spec.Snippet)
         try:
             found = rule(*args, **kwargs)
+        except SetupError:
+            raise
         except SnippetError as error:
-            raise misspelled_setting(snippet, error) or error from None
-        if hint := misspelled_setting(snippet, None):
-            raise hint
-        return found
+            failure = error
+        if (hint := spec.misspelled_setting(snippet.source)) is None:
+            return found if failure is None else _raise(failure)
+        then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
+        raise SnippetError(snippet.loc(hint[0]), hint[1] + then, detail=failure.detail if failure else "") from None
 
     return checked
+
+
+def _raise(error: SnippetError) -> NoReturn:
+    raise error
 
 
 @_then_spelling
@@ -203,16 +211,6 @@ def died(snippet: spec.Snippet, death: Death) -> NoReturn:
         f"the process running this snippet died {where} (exit code {death.exit_code})",
         detail=_snippet_stack(death.stack, snippet.path),
     )
-
-
-def misspelled_setting(snippet: spec.Snippet, failure: SnippetError | None) -> SnippetError | None:
-    """A misspelled setting fails the snippet at its line with the right spelling, whatever the run
-    did, saying if the run failed too (a misspelled ``raises``); else ``failure`` as it was."""
-    hint = spec.misspelled_setting(snippet.source)
-    if hint is None or isinstance(failure, SetupError):
-        return failure
-    then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
-    return SnippetError(snippet.loc(hint[0]), hint[1] + then, detail=failure.detail if failure else "")
 
 
 def _snippet_stack(stack: str, path: Path) -> str:
