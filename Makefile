@@ -98,8 +98,8 @@ lint: $(READY)  ## ruff's lint and format checks, mypy, the package's layer cont
 accept: $(READY)  ## re-run every snippet and approve its output; review with `git diff snippets/`
 	$(PY) -m snippet_runner accept
 
-verify: $(READY)  ## run every example here, compare with the approved outputs: make verify [WITH_PYTHON=path/to/python]
-	$(PY) -m snippet_runner verify $(if $(WITH_PYTHON),--python $(WITH_PYTHON))
+verify: $(READY)  ## run every example here, compare with the approved outputs: make verify [WITH_PYTHON=path/to/python] [RTOL=1e-4]
+	$(PY) -m snippet_runner verify $(if $(WITH_PYTHON),--python $(WITH_PYTHON)) $(if $(RTOL),--rtol $(RTOL))
 
 bench: $(READY) $(ASSETS)  ## time cold, warm and one-edit builds against a plain build
 	$(PY) -m devtools.bench

@@ -296,7 +296,7 @@ def _cpu() -> tuple[float, float]:
 
 def scale(pages: int = 100, per_page: int = 10) -> None:
     """A book, not a chapter: the engine's overhead per snippet, cold, on every core."""
-    from snippet_runner.checking.approve import HASH_SEEDS, approve
+    from snippet_runner.checking.accept import HASH_SEEDS, approve
     from snippet_runner.markdown.run_lines import expand
     from snippet_runner.project import Project
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from mkdocs.config import config_options as c
 
 from snippet_runner.plugins.runner import config
-from snippet_runner.running import snippet
+from snippet_runner.running.settings import table
 
 GUIDE = Path(__file__).resolve().parents[1] / "dev" / "your-own-chapter.md"
 BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n).*?(<!-- end: (?P=name) -->)", re.S)
@@ -59,38 +59,9 @@ def plugin_options() -> str:
     return "\n".join(rows)
 
 
-def _size(amount: float) -> str:
-    unit = next(u for u in ("GB", "MB", "KB") if amount >= snippet.UNITS[u.lower()])
-    return f"{amount / snippet.UNITS[unit.lower()]:g} {unit}"
-
-
 def settings() -> str:
-    """The table of the ``# snippet:`` settings: the one function to point at running/snippet.py's
-    own table of settings once it has one."""
-    spelled = {example.split()[0]: example for example in re.findall(r"'([^']+)'", snippet.KNOWN)}
-    defaults = {
-        "timeout": f"{snippet.DEFAULT_TIMEOUT:g} s",
-        "memory": _size(snippet.DEFAULT_MEMORY),
-        "output": _size(snippet.DEFAULT_OUTPUT),
-        "processes": str(snippet.DEFAULT_PROCESSES),
-        "disk": _size(snippet.DEFAULT_DISK),
-        "shm": _size(snippet.DEFAULT_SHM),
-        "raises": "none: the example must not raise",
-    }
-    caps = snippet._caps()  # the limits' floors and ceilings, as the build checks them
-    rows = ["| Setting | Default | Allowed |", "| --- | --- | --- |"]
-    for word in sorted(snippet.SETTING_WORDS):
-        if word in caps:
-            allowed = re.sub(r" to [\d.]+GB, below", " to below", caps[word][2])  # not this machine's RAM
-        elif word in snippet.OPTIONS:
-            flags, keys = snippet.OPTIONS[word]
-            allowed = "then any of " + ", ".join(
-                f"`{k}`" for k in [*sorted(flags), *(f"{k}=..." for k in sorted(keys))]
-            )
-        else:
-            allowed = "an exception type, and a fragment of its message after `:`"
-        rows.append(f"| `# snippet: {spelled[word]}` | {defaults.get(word, 'none')} | {allowed} |")
-    return "\n".join(rows)
+    """The table of the ``# snippet:`` settings, as running/settings.py's table makes it for AUTHORING.md."""
+    return table(limits_only=False).rstrip("\n")
 
 
 TABLES = {"plugin-options": plugin_options, "snippet-settings": settings}

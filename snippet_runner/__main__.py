@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def accept(project: Project, only: list[str]) -> int:
     """``make accept``: approve every shown snippet (or those named) from two fresh runs that agree."""
-    from snippet_runner.checking.approve import HASH_SEEDS, approve
+    from snippet_runner.checking.accept import HASH_SEEDS, approve
 
     shown = project.shown()
     rels = only or list(shown)
@@ -66,15 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("init", help="write a starter project (mkdocs.yml, a page, an example, .gitignore) here")
     approve = sub.add_parser("accept", help="re-run snippets and approve their outputs")
     approve.add_argument("snippets", nargs="*", help="paths relative to the snippets folder (default: all shown)")
-    check = sub.add_parser("verify", help="run every example and code fence here and compare with the approved outputs")
-    check.add_argument("--python", help="run them under this interpreter (it needs torch and numpy)")
+    # verify's options (--python, --rtol, -h) are its own parser's (verify.py)
+    sub.add_parser("verify", add_help=False, help="run every example and code fence and compare with the approved")
     args, passed_on = parser.parse_known_args(argv)
-    if args.command == "verify" and not passed_on:
+    if args.command == "verify":
         from snippet_runner import verify
 
-        return verify.main(
-            ["--config-file", str(args.config_file), *(["--python", args.python] if args.python else [])]
-        )
+        return verify.main(["--config-file", str(args.config_file), *passed_on])
     if args.command == "serve":
         return serve(args.config_file, passed_on)
     if args.command == "init" and not passed_on:

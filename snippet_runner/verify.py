@@ -1,7 +1,8 @@
 """``make verify``: every example and ``python`` code fence, run fresh on the reader's own machine.
 
-Prints ``same``, ``differs`` or ``error`` for each and exits 1 unless all are the same; no site, no
-browser. ``--python`` runs them under another interpreter with torch and numpy (one that cannot
+Prints ``same``, ``close``, ``differs`` or ``error`` for each and exits 1 unless all are the same
+or close; no site, no browser. ``close`` only with ``--rtol R``: its numbers differ, each within a
+relative tolerance R of the approved one (a GPU, Apple silicon or another BLAS moves last digits). ``--python`` runs them under another interpreter with torch and numpy (one that cannot
 run them is refused once: :mod:`snippet_runner.pythons`). The comparison is the engine's (``warn``
 mode), forgiving only what the build forgives. A fence prints nothing on the page, so it runs as a
 snippet whose approved output is empty, after the namespace ``conftest.py`` gives fences.
@@ -19,12 +20,13 @@ import time
 from pathlib import Path
 
 from snippet_runner import pythons
+from snippet_runner.checking.comparison import CLOSE, DIFFERS, SAME
 from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.project import Project
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$")
-SAME, DIFFERS, ERROR = "same", "differs", "error"
+ERROR = "error"
 
 
 def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
@@ -71,13 +73,15 @@ def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
     except SnippetError as error:
         detail = f"\n{error.detail}" if error.detail else ""
         return ERROR, f"{error.message}{detail}"
-    if outcome.verdict is not None and outcome.verdict.approved:
-        builds = outcome.verdict.builds
-        return SAME, f"names the torch build it ran under: {builds}" if builds else ""
-    return DIFFERS, outcome.verdict.diff if outcome.verdict is not None else ""
+    verdict = outcome.verdict
+    if verdict is None:
+        return DIFFERS, ""
+    if verdict.kind == SAME and verdict.builds:
+        return SAME, f"names the torch build it ran under: {verdict.builds}"
+    return verdict.kind, "" if verdict.kind == SAME else verdict.diff
 
 
-def verify(project: Project, python: str | None, out=sys.stdout) -> int:
+def verify(project: Project, python: str | None, out=sys.stdout, rtol: float = 0.0) -> int:
     """Both kinds run at once: the fences' worker imports torch while the examples run."""
     started = time.perf_counter()
     interpreter = python or sys.executable
@@ -98,6 +102,8 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
         checks = [(f"{project.snippets_name}/{rel}", engines[0], rel) for rel in rels]
         checks += [(f"{where} (code fence)", engines[-1], rel) for rel, where in fenced.items()]
         results = []
+        for engine in engines:
+            engine.rtol = rtol
         for name, engine, rel in checks:
             results.append((name, *_verdict(engine, rel)))
             _line(out, *results[-1])
@@ -108,15 +114,16 @@ def verify(project: Project, python: str | None, out=sys.stdout) -> int:
         for engine in engines:
             engine.close()
         shutil.rmtree(folder, ignore_errors=True)
-    counts = {name: sum(1 for _, v, _ in results if v == name) for name in (SAME, DIFFERS, ERROR)}
+    counts = {name: sum(1 for _, v, _ in results if v == name) for name in (SAME, CLOSE, DIFFERS, ERROR)}
     named = sum(1 for _, v, detail in results if v == SAME and detail)
     print(
         f"verify: {len(results)} checked under {interpreter} in {time.perf_counter() - started:.1f} s"
         + (f" ({named} naming the torch build it ran under)" if named else "")
-        + f": {counts[SAME]} same, {counts[DIFFERS]} differ, {counts[ERROR]} errors",
+        + f": {counts[SAME]} same, {counts[CLOSE]} close{f' (rtol {rtol:g})' if rtol else ''}, {counts[DIFFERS]} differ,"
+        f" {counts[ERROR]} errors",
         file=out,
     )
-    return 0 if counts[SAME] == len(results) else 1
+    return 0 if counts[SAME] + counts[CLOSE] == len(results) else 1
 
 
 def _write_fences(project: Project, folder: Path) -> dict[str, str]:
@@ -150,7 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         "--python",
         help="run the examples under this interpreter (it needs torch and numpy), such as a conda env's python",
     )
+    parser.add_argument(
+        "--rtol",
+        type=float,
+        default=0.0,
+        help="pass, as 'close', an output whose numbers each lie within this relative tolerance of the approved ones",
+    )
     args = parser.parse_args(argv)
+    if not 0 <= args.rtol < 1:
+        print(f"verify: --rtol must be at least 0 and below 1, not {args.rtol}", file=sys.stderr)
+        return 2
     if args.python and shutil.which(args.python) is None and not Path(args.python).is_file():
         print(f"verify: {args.python} is not an interpreter found on PATH or on disk", file=sys.stderr)
         return 2
@@ -163,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if refused:
         print(f"verify: {refused}", file=sys.stderr)
         return 2
-    return verify(project, args.python)
+    return verify(project, args.python, rtol=args.rtol)
 
 
 if __name__ == "__main__":

@@ -1,27 +1,25 @@
 """The core the MkDocs plugin, the CLI and the tests share: snippet in, checked output out.
 
-``Engine.run`` takes a snippet's result from the cache or a worker and checks its limits, its
-declared exception (and no other), that it printed no memory address, and its output against the
-approved copy; anything a reader should not see becomes a ``SnippetError``. Only a result that
-passed every check is cached, so fixing a failure's cause is enough.
+``Engine.run`` takes a snippet's result from the cache or a worker (scheduling the runs over its
+workers, each result read once a build) and holds it to the rules of
+:mod:`snippet_runner.checking.rules`; anything a reader should not see becomes a ``SnippetError``.
+Only a result that passed every rule is cached, so fixing a failure's cause is enough.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
 
-from snippet_runner.checking import approved
+from snippet_runner.checking import comparison, rules
 from snippet_runner.checking.cache import ResultCache, key_for
-from snippet_runner.errors import SetupError, SnippetError, SnippetErrors, WorkerError, printable
+from snippet_runner.errors import SetupError, SnippetError, WorkerError, printable
 from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner, WorkerBroke
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
 from snippet_runner.running.warmup import touched_by
 
-APPROVAL_MODES = ("strict", "warn")  # approving is checking/approve.py's, from two runs
+APPROVAL_MODES = rules.APPROVAL_MODES  # approving is checking/accept.py's, from two runs
 # A second worker costs a torch import and a warm-up, about 2.5 s of a core, and saves half of each
 # snippet's 10 to 20 ms: it pays off only beyond about 300 snippets; below, it takes the build's own
 # core (dev/measurements.md).
@@ -33,9 +31,6 @@ def workers_for(snippets: int, limit: int) -> int:
     return min(limit, max(1, snippets // SNIPPETS_PER_EXTRA_WORKER))
 
 
-_STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
-
-
 @dataclass
 class Outcome:
     snippet: spec.Snippet
@@ -44,7 +39,7 @@ class Outcome:
     cached: bool = False
     seconds: float = 0.0
     peak_rss_growth_kb: int = 0
-    verdict: approved.Verdict | None = None  # None when execution is off
+    verdict: comparison.Verdict | None = None  # None when execution is off
     pictures: tuple[Picture, ...] = ()  # the data of the pictures captured from its run, checked
 
     @property
@@ -94,6 +89,7 @@ class Engine:
         self._python = python  # the worker's interpreter, if not this one (make drift's other torch)
         self.warm_up = warm_up  # warm each worker with what the snippets use (warmup.py)
         self.warm_up_names = tuple(warm_up_names)  # and with these, from the settings
+        self.rtol = 0.0  # numbers within this relative tolerance pass, as "close" (verify --rtol; warn only)
         self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
         self.drawings: list[float | None] = []  # what each picture drawn cost (draw.Drawer.of): seconds, or None cached
@@ -161,10 +157,9 @@ class Engine:
             return Outcome(snippet)
         if key not in self._memo:
             try:
-                outcome = self._run(snippet, key)
-                self._memo[key] = _misspelled_setting(snippet, None) or outcome  # issue 43
+                self._memo[key] = self._run(snippet, key)
             except SnippetError as error:
-                self._memo[key] = _misspelled_setting(snippet, error) or error  # issue 43
+                self._memo[key] = error
         done = self._memo[key]
         if isinstance(done, SnippetError):
             raise done
@@ -187,13 +182,11 @@ class Engine:
                     " the build stops, as a snippet may have tried to speak for another",
                 ) from None
             if isinstance(ran, Death):
-                _raise_death(snippet, ran)
+                rules.died(snippet, ran)
             result = ran
         printed = sum(len(text.encode()) for text in result.outputs)
         self.records.append(RunRecord(snippet.rel, cached, result.seconds, result.peak_rss_growth_kb, printed))
-        _check_limits(snippet, result)
-        raised = _check_exception(snippet, result)
-        _check_pictures(snippet, result)
+        raised, verdict = rules.check(snippet, result, self.approval_mode, self.rtol)
         outcome = Outcome(
             snippet,
             outputs=result.outputs,
@@ -202,9 +195,9 @@ class Engine:
             seconds=result.seconds,
             peak_rss_growth_kb=result.peak_rss_growth_kb,
             pictures=result.pictures,
+            verdict=verdict,
         )
-        outcome.verdict = self._judge(outcome, result)
-        if not cached and self.cache is not None and outcome.verdict.approved:
+        if not cached and self.cache is not None and verdict.approved:
             self.cache.put(key, result)  # only now: it passed every check
         return outcome
 
@@ -249,186 +242,3 @@ class Engine:
             except (OSError, UnicodeDecodeError):
                 continue  # the run reports it, with the page
         return tuple(sorted(set(touched_by(sources, self.preload)) | set(self.warm_up_names)))
-
-    def _judge(self, outcome: Outcome, result: RunResult) -> approved.Verdict:
-        snippet = outcome.snippet
-        found = approved.memory_address(result.outputs)
-        if found:
-            cell, offset, address = found
-            raise SnippetError(
-                snippet.loc(_printed_by(result, cell, offset) or 1),
-                f"printed a memory address ({address}), which changes on every run;"
-                " print type(obj).__name__ or a value instead",
-            )
-        expected = snippet.expected_output_path
-        pictures = approved.pictures_text(outcome.pictures)
-        verdict = approved.compare(expected, outcome.output, snippet.approved_name)
-        drawn = approved.compare_pictures(snippet.expected_pictures_path, pictures, snippet.approved_pictures_name)
-        if self.approval_mode == "warn":
-            return approved.merged(verdict, drawn)
-        if verdict.approved:
-            verdict = drawn  # the output is approved: what its pictures show must be too
-            name, what = snippet.approved_pictures_name, "picture data"
-        else:
-            name, what = snippet.approved_name, "output"
-        if verdict.approved:
-            return verdict
-        if verdict.missing:
-            raise SnippetError(
-                snippet.loc(),
-                f"no approved {what} yet: {name} is missing. Run `python -m snippet_runner accept {snippet.rel}`,"
-                " review the new file, and commit it.",
-            )
-        raise SnippetError(
-            snippet.loc(),
-            f"{what} differs from the approved {name}."
-            f" If the change is intended, run `python -m snippet_runner accept {snippet.rel}` and review the diff.",
-            detail=verdict.diff.rstrip("\n"),
-        )
-
-
-_LIMITS = {  # what the sandbox reports a snippet ran into -> the limit as the message names it
-    "processes": "limit of {} processes and threads",
-    "disk": "disk limit of {} (its scratch folder's files, all together)",
-    "shm": "shared memory limit of {} (/dev/shm)",
-    "memory": "memory limit of {}",
-}
-
-
-def _check_limits(snippet: spec.Snippet, result: RunResult) -> None:
-    """A run that hit one of its limits fails, naming the limit and how to raise it."""
-    printed = sum(len(text.encode()) for text in result.outputs)
-    if printed > snippet.output:
-        last = result.printed_at[-1][2] if result.printed_at else 1
-        raise SnippetError(
-            snippet.loc(last),
-            f"stopped at its output limit of {_size(snippet.output)}; print less, or raise the limit with"
-            f" '# snippet: output {_size(snippet.output * 4)}' at the top of the file",
-            detail="".join(result.outputs),
-        )
-    error = result.error
-    declared = snippet.raises is not None and snippet.raises.type_name in ("MemoryError", "RuntimeError")
-    if error and not declared and (error.type == "MemoryError" or "can't allocate memory" in error.message):
-        raise SnippetError(
-            snippet.loc(error.line or 1),
-            f"stopped at its memory limit of {_size(snippet.memory)}"
-            f" ({error.type}{': ' if error.message else ''}{(error.message.splitlines() or [''])[0]});"
-            f" raise it with '# snippet: memory {_size(snippet.memory * 2)}' at the top of the file",
-        )
-    hit = list(result.limits)
-    if not hit and error and _refused_a_process(error):  # RLIMIT_NPROC (no cgroup) tells no one
-        hit = ["processes"]
-    for name in hit:
-        amount, shown = getattr(snippet, name), str if name == "processes" else _size
-        raise SnippetError(
-            snippet.loc((error.line or 1) if error else 1),
-            f"stopped at its {_LIMITS[name].format(shown(amount))}; raise it with"
-            f" '# snippet: {name} {shown(amount * 2)}' at the top of the file"
-            + (f" ({error.type}: {(error.message.splitlines() or [''])[0]})" if error else ""),
-        )
-
-
-def _refused_a_process(error) -> bool:
-    """The error a refused fork or thread raises: EAGAIN from os.fork, or threading's own."""
-    return (error.type == "BlockingIOError" and "[Errno 11]" in error.message) or (
-        error.type == "RuntimeError" and error.message.startswith("can't start new thread")
-    )
-
-
-def _size(amount: int) -> str:
-    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
-        if amount >= size:
-            return f"{amount / size:g}{unit}"
-    return f"{amount} bytes"
-
-
-def _printed_by(result: RunResult, cell: int, offset: int) -> int | None:
-    """The snippet line whose print wrote byte ``offset`` of cell ``cell``'s output."""
-    lines = [line for at_cell, at_offset, line in result.printed_at if (at_cell, at_offset) <= (cell, offset)]
-    return lines[-1] if lines else None
-
-
-def _raise_death(snippet: spec.Snippet, death: Death) -> NoReturn:
-    line = _innermost_line(death.stack, snippet.path)
-    if death.timed_out:
-        raise SnippetError(
-            snippet.loc(line or 1),
-            f"timed out after {snippet.timeout:g} s, still running this line; if it needs longer, raise the limit"
-            f" with '# snippet: timeout {snippet.timeout * 2:g}' at the top of the file",
-            detail=_snippet_stack(death.stack, snippet.path) if line is None else "",
-        )
-    if death.exit_code == 0:  # it ended well, but left no account of its run the build accepts (worker.py)
-        why = "its run ended, but what its process reported of it is not what the engine records"
-        raise SnippetError(snippet.loc(), f"{why}; a snippet must not rewrite the engine's records", detail=death.stack)
-    where = "here" if line else "at a line no stack names"
-    raise SnippetError(
-        snippet.loc(line or 1),
-        f"the process running this snippet died {where} (exit code {death.exit_code})",
-        detail=_snippet_stack(death.stack, snippet.path),
-    )
-
-
-def _misspelled_setting(snippet: spec.Snippet, failure: SnippetError | None) -> SnippetError | None:
-    """A misspelled setting fails the snippet at its line with the right spelling, whatever the run
-    did, saying if the run failed too (a misspelled ``raises``); else ``failure`` as it was."""
-    hint = spec.misspelled_setting(snippet.source)
-    if hint is None or isinstance(failure, SetupError):
-        return failure
-    then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
-    return SnippetError(snippet.loc(hint[0]), hint[1] + then, detail=failure.detail if failure else "")
-
-
-def _snippet_stack(stack: str, path: Path) -> str:
-    """faulthandler's dump, kept to its headline and the frames of the snippet's own folder."""
-    folder = str(path.parent) + "/"
-    kept = [
-        line.replace(folder, "")
-        for line in stack.splitlines()
-        if line.strip() and ("File " not in line or folder in line)
-    ]
-    return "\n".join(kept) or "(no stack was written: os._exit() and a kill from outside leave none)"
-
-
-def _innermost_line(stack: str, path: Path) -> int | None:
-    """faulthandler lists the most recent call first: the first frame in the snippet wins."""
-    for match in _STACK_LINE.finditer(stack):
-        if match["file"] == str(path):
-            return int(match["line"])
-    return None
-
-
-def _check_pictures(snippet: spec.Snippet, result: RunResult) -> None:
-    """A picture setting the run could not satisfy fails, naming the setting's line."""
-    errors = [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]
-    if errors:
-        raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
-
-
-def _check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | None:
-    error, expected = result.error, snippet.raises
-    tail = "".join(result.outputs).rstrip("\n")
-    if error is None:
-        if expected is not None:
-            raise SnippetError(
-                snippet.loc(expected.line),
-                f"was declared to raise {expected.describe()} but finished without an exception",
-            )
-        return None
-    where = snippet.loc(error.line or 1)
-    if expected is None and error.type == "SystemExit":
-        raise SnippetError(
-            where,
-            f"called sys.exit({error.message}), which ends the snippet before its end; remove the call, or"
-            " declare it with '# snippet: raises SystemExit' if stopping early is the point",
-            detail=tail,
-        )
-    if expected is None:
-        raise SnippetError(where, f"raised an unexpected {error.type}: {error.message}", detail=tail)
-    type_ok = expected.type_name in (error.type, error.qualified)
-    if not type_ok or expected.fragment not in error.message:
-        raise SnippetError(
-            where,
-            f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}",
-            detail=tail,
-        )
-    return error

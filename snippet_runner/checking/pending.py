@@ -2,14 +2,14 @@
 
 The page's notice and the terminal's line both say which approved files ``python -m snippet_runner accept`` would
 create, rewrite or remove; one place decides it, from the engine's own comparisons
-(:mod:`snippet_runner.checking.approved`), so the two always agree.
+(:mod:`snippet_runner.checking.comparison`), so the two always agree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippet_runner.checking import approved
+from snippet_runner.checking import comparison
 from snippet_runner.checking.engine import Outcome
 
 
@@ -46,9 +46,9 @@ def pending(outcome: Outcome) -> Pending | None:
     new: list[str] = []
     changed: list[str] = []
     removed: list[str] = []
-    output = approved.compare(snippet.expected_output_path, outcome.output, snippet.approved_name)
-    drawn = approved.pictures_text(outcome.pictures)
-    pictures = approved.compare_pictures(snippet.expected_pictures_path, drawn, snippet.approved_pictures_name)
+    output = comparison.compare(snippet.expected_output_path, outcome.output, snippet.approved_name)
+    drawn = comparison.pictures_text(outcome.pictures)
+    pictures = comparison.compare_pictures(snippet.expected_pictures_path, drawn, snippet.approved_pictures_name)
     files = ((output, snippet.approved_name, True), (pictures, snippet.approved_pictures_name, drawn))
     for verdict, name, shown in files:
         if verdict.missing:

@@ -10,7 +10,6 @@ can say when it is *stale*, and the record a checksum, so a hand-edited one is c
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
 import json
 import re
@@ -22,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import snippet_runner
+from snippet_runner.checking.comparison import same
 from snippet_runner.checking.engine import Engine
+from snippet_runner.checking.rules import DeclaredErrorChanged
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
 from snippet_runner.machine import installed_version
@@ -86,7 +87,8 @@ def fingerprint(snippets_dir: Path, rel: str) -> dict:
 
 
 def classify(engine: Engine, rel: str, label: str) -> dict:
-    """Run ``rel`` through ``engine`` (approval mode ``warn``) and class what happened."""
+    """Run ``rel`` through ``engine`` (approval mode ``warn``) and class what happened from the
+    rules' own verdict: the output's comparison, or which rule the run broke."""
     snippet = spec.load(engine.snippets_dir, rel)
     approved_path = snippet.expected_output_path
     if not approved_path.is_file():
@@ -97,21 +99,18 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
     try:
         outcome = engine.run(rel)
     except SnippetError as error:  # the engine's own verdict, as the build would print it
-        declared = snippet.raises is not None and error.message.startswith("was declared to raise")
         entry: dict[str, str | list[str]] = {
-            "result": "error-changed" if declared else "new-error",
+            "result": "error-changed" if isinstance(error, DeclaredErrorChanged) else "new-error",
             "message": error.message,
         }
         if error.detail:
             entry["output"] = error.detail.splitlines()
         return entry
-    if outcome.output == approved:
+    verdict = same(approved, outcome.output, (f"{snippet.approved_name} (approved)", f"under torch {label}"))
+    if verdict.approved:
         return {"result": "identical"}
     # one string per line, so the committed record reads (and diffs) like the outputs themselves
-    before, after = f"{snippet.approved_name} (approved)", f"under torch {label}"
-    diff = list(difflib.unified_diff(approved.splitlines(), outcome.output.splitlines(), before, after, lineterm=""))
-    if not diff:  # splitlines() hides a change in line endings alone
-        diff = ["(the same lines; only line endings differ, such as a missing final newline)"]
+    diff = verdict.diff.splitlines()
     entry = {"result": "differs", "diff": diff}
     if outcome.error is not None:
         # It raised what it declares, but is the message still the approved one?

@@ -2,14 +2,15 @@
 (MkDocs, ProperDocs, Zensical, or ``markdown.markdown(text, extensions=["pymdownx.superfences",
 RunExtension(page="docs/x.md")])``).
 A preprocessor, before the fenced-code extensions, because it writes fenced blocks. The plugin gives
-it the build's engine through ``mdx_configs``; without it, the first page starts one for the process.
+it the build's engine, and the page it renders (learnt from ``on_page_markdown``), through
+``mdx_configs``; without it, the first page starts an engine for the process.
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
-from pathlib import Path
+from collections.abc import Callable
 
 from markdown import Extension
 from markdown.preprocessors import Preprocessor
@@ -31,12 +32,11 @@ PRIORITY = 28
 
 
 @functools.cache
-def _standalone(config_file: str) -> tuple[Project, Engine]:
-    """Without the plugin: one project and engine for the process (the extension is made per page)."""
-    project = Project.load(config_file)
-    engine = project.engine()
+def _standalone(config_file: str) -> tuple[Engine, Callable[[], str]]:
+    """Without the plugin: one engine for the process (the extension is made per page)."""
+    engine = Project.load(config_file).engine()
     atexit.register(engine.close)
-    return project, engine
+    return engine, lambda: "(page)"
 
 
 class RunExtension(Extension):
@@ -44,8 +44,8 @@ class RunExtension(Extension):
         self.config = {
             "config_file": ["mkdocs.yml", "the mkdocs.yml whose snippet-runner settings apply without the plugin"],
             "page": ["", "the page's name in messages (docs/x.md); MkDocs pages are named automatically"],
-            # (project, engine): the snippet-runner plugin gives its own, through mdx_configs
-            "session": [(), "the project and engine to run with; without them, loaded from config_file"],
+            # (engine, the page being rendered): the snippet-runner plugin gives its own, through mdx_configs
+            "session": [(), "the engine and page to run with; without them, loaded from config_file"],
         }
         super().__init__(**kwargs)
 
@@ -60,24 +60,14 @@ class _RunPreprocessor(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         session = self.extension.getConfig("session")
-        project, engine = session or _standalone(self.extension.getConfig("config_file"))
-        text = "\n".join(lines)
+        engine, rendering = session or _standalone(self.extension.getConfig("config_file"))
+        page = self.extension.getConfig("page") or rendering()
         try:
-            return expand(text, self._page_name(project), engine, raw_html=self.md.htmlStash.store).split("\n")
+            return expand("\n".join(lines), page, engine, raw_html=self.md.htmlStash.store).split("\n")
         except SnippetError as error:
             if _BuildError is None:
                 raise
             raise _BuildError(str(error)) from None
-
-    def _page_name(self, project: Project) -> str:
-        if named := self.extension.getConfig("page"):
-            return named
-        # MkDocs (and its forks) register their link-rewriting treeprocessor with the page's File.
-        relpath = self.md.treeprocessors["relpath"] if "relpath" in self.md.treeprocessors else None  # noqa: SIM401 - a Registry, no .get()
-        file = getattr(relpath, "file", None)
-        if file is not None and getattr(file, "abs_src_path", None):
-            return project.shown_path(Path(file.abs_src_path))
-        return "(page)"
 
 
 def makeExtension(**kwargs):  # noqa: N802 - Python-Markdown's entry point for `- snippet_runner.markdown.extension`

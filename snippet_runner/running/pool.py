@@ -186,12 +186,7 @@ class Runner:
             id=self._next_id,
             path=str(snippet.path),
             cells=tuple((cell.first_line, cell.source) for cell in snippet.cells),
-            timeout=snippet.timeout,
-            memory=snippet.memory,
-            output=snippet.output,
-            processes=snippet.processes,
-            disk=snippet.disk,
-            shm=snippet.shm,
+            limits=snippet.limits,
             pictures=tuple((p.kind, p.line, p.options) for p in snippet.pictures),
         )
         self._pending[self._next_id] = (snippet, request)
@@ -268,7 +263,7 @@ class Runner:
 
     def _line_limit(self) -> int:
         """Six bytes a byte (JSON's ``\\u001b``) of the largest output a sent snippet may print."""
-        outputs = [self._pending[ticket][0].output for ticket in self._sent if ticket in self._pending]
+        outputs = [self._pending[ticket][0].limits.output for ticket in self._sent if ticket in self._pending]
         return LINE_LIMIT + 6 * max(outputs, default=0)
 
     def _take(self, message: protocol.Message, process: _Process) -> None:
@@ -321,7 +316,7 @@ class Runner:
         now = time.monotonic()
         if self._running is not None:
             ticket, started = self._running
-            late = now - started > self._pending[ticket][0].timeout + GRACE_SECONDS
+            late = now - started > self._pending[ticket][0].limits.timeout + GRACE_SECONDS
         elif self.import_seconds is None:
             late = time.perf_counter() - process.spawned > START_TIMEOUT
         else:

@@ -21,6 +21,7 @@ from functools import cache
 from typing import Annotated
 
 from snippet_runner.pictures.data import IDENTIFIER, SCHEMAS, PictureData, Text
+from snippet_runner.running.settings import LIMITS, Limits
 
 TypeName = Annotated[str, Text(IDENTIFIER)]
 SAID = 10_000  # characters of an exception's message, or a picture's, the child sends (and the build reads)
@@ -35,13 +36,8 @@ class RunRequest:
     id: int
     path: str  # absolute
     cells: tuple[tuple[int, str], ...]  # (first line in the file, source)
-    timeout: float
-    memory: int  # bytes it may allocate
-    output: int  # bytes it may print
+    limits: Limits
     pictures: tuple[tuple[str, int, dict], ...] = ()  # (kind, setting's line, options) each
-    processes: int = 128  # processes and threads at once, its own included
-    disk: int = 256 * 1024**2  # bytes its scratch folder may hold
-    shm: int = 64 * 1024**2  # bytes of /dev/shm
 
 
 @dataclass(frozen=True)
@@ -76,7 +72,7 @@ class RunResult:
     printed_at: tuple[tuple[int, int, int], ...] = ()
     pictures: tuple[Picture, ...] = ()  # one per picture setting
     picture_errors: tuple[tuple[int, Said], ...] = ()  # (setting's line, message) for one it could not satisfy
-    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: "processes", "disk", "shm", "memory"
+    limits: tuple[str, ...] = ()  # the sandbox's limits it ran into: (LIMITS)
 
 
 @dataclass(frozen=True)
@@ -125,7 +121,6 @@ class Started:
 
 
 Message = RunRequest | RunResult | Death | PreloadFailed | Ready | Started
-LIMITS = ("processes", "disk", "shm", "memory")
 
 
 class ProtocolError(ValueError):
@@ -179,7 +174,7 @@ def _build(cls, data):
         _need(type(kind) is str and kind in SCHEMAS, f"Picture.kind: {str(kind)[:40]!r} is no kind of picture")
         hints = {**hints, "data": SCHEMAS[kind]}
     built = cls(**{name: _typed(hint, data[name], f"{cls.__name__}.{name}") for name, hint in hints.items()})
-    _need(all(name in LIMITS for name in getattr(built, "limits", ())), f"{cls.__name__}.limits: an unknown limit")
+    _need(cls is not RunResult or all(n in LIMITS for n in built.limits), f"{cls.__name__}.limits: an unknown limit")
     return built
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from snippet_runner.machine import physical_memory
 from snippet_runner.running import isolation, protocol
+from snippet_runner.running.settings import Limits
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # snippet_runner/
 
@@ -69,9 +70,13 @@ _TMPFS_INODE = 4096  # one inode for each page of a tmpfs' size: a flood of empt
 
 
 def worker_environment(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """A worker's environment: the allowlist, the locale, and what the build sets in ``extra``."""
+    """A worker's environment: the allowlist, the locale, and what the build sets in ``extra``; its
+    PATH ends with the system's folders (``os.defpath``), which a build's PATH under ``/tmp`` (hidden
+    from snippets) may lack, so a snippet finds ``sleep`` wherever the build runs."""
     env = {k: v for k, v in os.environ.items() if k in ENVIRONMENT or k.startswith("LC_")}
-    return {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **(extra or {})}
+    env = {**env, "HOME": home, "TMPDIR": home, "OPENBLAS_NUM_THREADS": "1", **(extra or {})}
+    path = [*env.get("PATH", "").split(os.pathsep), *os.defpath.split(os.pathsep)]
+    return {**env, "PATH": os.pathsep.join(dict.fromkeys(p for p in path if p))}
 
 
 @dataclass
@@ -188,8 +193,9 @@ class Sandbox:
         writable = (str(self.scratch), str(self._reports), "/dev/shm", *WRITABLE_DEVICES)
         self._guard = _Guard(tuple(p for p in writable if os.path.exists(p)))
 
-    def prepare(self, processes: int, disk: int, shm: int) -> None:
+    def prepare(self, limits: Limits) -> None:
         """In the worker, just before it forks the child that runs a snippet."""
+        processes, disk, shm = limits.processes, limits.disk, limits.shm
         if self.isolated.namespaces:
             folders = (
                 (str(self.scratch), disk, 0o700),
@@ -221,8 +227,9 @@ class Sandbox:
                 isolation.setns(ns, isolation.CLONE_NEWPID)
         return pid
 
-    def confine(self, path: str, memory: int, output: int, processes: int, disk: int, shm: int) -> None:
+    def confine(self, path: str, limits: Limits) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
+        memory, output, processes, disk, shm = limits.memory, limits.output, limits.processes, limits.disk, limits.shm
         folder = os.path.dirname(path)
         if self.isolated.memory is not None:  # first: every page it touches from here on counts, of any kind
             self.isolated.memory.enter(memory)

@@ -3,12 +3,7 @@
 Settings are comments, so the file stays a plain script that ``python file.py`` runs unchanged:
 
     # snippet: raises RuntimeError: backward through the graph a second time
-    # snippet: timeout 60        (seconds; default 30)
-    # snippet: memory 4GB        (default 3GB)
-    # snippet: output 2MB        (printed; default 1MB)
-    # snippet: processes 256     (and threads at once, its own included; default 128)
-    # snippet: disk 1GB          (its scratch folder's files together; default 256MB)
-    # snippet: shm 256MB         (/dev/shm; default 64MB)
+    # snippet: timeout 60        (and memory, output, processes, disk, shm: running/settings.py)
     # snippet: graph loss saved
     # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
 
@@ -27,25 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner.errors import SnippetError
-from snippet_runner.machine import physical_memory
+from snippet_runner.running.settings import BY_NAME, SETTINGS, Limits
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_MEMORY = 3 * 1024**3  # bytes the snippet may allocate beyond what the worker already holds
-DEFAULT_OUTPUT = 1024**2  # bytes it may print
-DEFAULT_PROCESSES = 128  # processes and threads at once, the snippet's own included
-DEFAULT_DISK = 256 * 1024**2  # bytes its scratch folder may hold, all files together
-DEFAULT_SHM = 64 * 1024**2  # bytes of POSIX shared memory (/dev/shm)
 SETTING = re.compile(r"^#\s*snippet:\s*(?P<body>.*?)\s*$")
 RAISES = re.compile(r"^raises\s+(?P<type>[A-Za-z_][\w.]*)(?::\s*(?P<fragment>.+))?$")
-TIMEOUT = re.compile(r"^timeout\s+(?P<seconds>\d+(?:\.\d+)?)$")
-PROCESSES = re.compile(r"^processes\s+(?P<count>\d+)$")
-SIZE = re.compile(r"^(?P<what>memory|output|disk|shm)\s+(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>KB|MB|GB)$", re.I)
-UNITS = {"kb": 1024, "mb": 1024**2, "gb": 1024**3}
 PICTURE = re.compile(r"^(?P<kind>graph|curves)(?:\s+(?P<rest>.*))?$")
-KNOWN = (
-    "'raises Type: message', 'timeout SECONDS', 'memory 4GB', 'output 2MB', 'processes 256', 'disk 1GB',"
-    " 'shm 256MB', 'graph NAME' or 'curves NAME'"
-)
+KNOWN = ", ".join(f"'{setting.example}'" for setting in SETTINGS)
 CELL = re.compile(r"^# %%")
 
 
@@ -93,17 +75,12 @@ class Snippet:
     path: Path  # absolute
     rel: str  # relative to the snippets folder, with forward slashes
     source: str
-    timeout: float = DEFAULT_TIMEOUT
+    limits: Limits = field(default_factory=Limits)
     raises: ExpectedError | None = None
     cells: tuple[Cell, ...] = ()
     local_modules: tuple[Path, ...] = field(default=())
     folder: str = "snippets"  # the snippets folder as messages name it
-    memory: int = DEFAULT_MEMORY
-    output: int = DEFAULT_OUTPUT
     pictures: tuple[PictureSetting, ...] = ()
-    processes: int = DEFAULT_PROCESSES
-    disk: int = DEFAULT_DISK
-    shm: int = DEFAULT_SHM
 
     @property
     def expected_output_path(self) -> Path:
@@ -139,10 +116,8 @@ def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
-    settings = _settings(source, f"{shown_as}/{rel}")
     cells = split_cells(source)
-    if len(cells) == 1:
-        _settings_on_top(source, f"{shown_as}/{rel}")
+    settings = _settings(source, f"{shown_as}/{rel}", on_top=len(cells) == 1)
     return Snippet(
         path=path,
         rel=rel,
@@ -176,25 +151,35 @@ def read_text(path: Path, shown: str) -> str:
         ) from None
 
 
-def _settings(source: str, shown: str) -> dict:
+def _settings(source: str, shown: str, on_top: bool) -> dict:
+    """The settings, each read by its row of the table (:mod:`snippet_runner.running.settings`). A plain
+    snippet's (``on_top``) come before its code: the listing hides only those, and one hidden further
+    down would shift every line number after it."""
     settings: dict = {}
+    limits: dict = {}  # each value of its row's grammar: an int, or a float for seconds
     in_memory: dict[str, int] = {}  # memory, disk, shm -> the line that set it
-    last = 0  # the line of the last setting
+    last, code_seen, below = 0, False, 0  # the last setting's line; code yet; the first setting below code
     for number, line in enumerate(source.splitlines(), start=1):
         match = SETTING.match(line.strip())
         if not match:
+            code_seen = code_seen or bool(line.strip())
             continue
+        below = below or number * code_seen
         body, previous_line, last = match["body"], last, number
+        name, value = [*body.split(None, 1), "", ""][:2]
+        row = BY_NAME.get(name.lower())
         if m := RAISES.match(body):
             settings["raises"] = ExpectedError(m["type"], (m["fragment"] or "").strip(), number)
-        elif m := TIMEOUT.match(body):
-            settings["timeout"] = _within("timeout", float(m["seconds"]), body, f"{shown}:{number}")
-        elif m := PROCESSES.match(body):
-            settings["processes"] = _within("processes", int(m["count"]), body, f"{shown}:{number}")
-        elif m := SIZE.match(body):
-            amount = int(float(m["amount"]) * UNITS[m["unit"].lower()])
-            settings[m["what"].lower()] = _within(m["what"].lower(), amount, body, f"{shown}:{number}")
-            in_memory[m["what"].lower()] = number
+        elif row is not None and row.limit and (amount := row.read(value.strip())) is not None:
+            floor, ceiling = row.bounds()
+            if not floor <= amount <= ceiling:
+                raise SnippetError(
+                    f"{shown}:{number}",
+                    f"'# snippet: {body}' is outside what a snippet may ask for: {row.name} {row.allowed()}",
+                )
+            limits[row.name] = amount
+            if row.name in ("memory", "disk", "shm"):
+                in_memory[row.name] = number
         elif m := PICTURE.match(body):
             pictures = settings.get("pictures", ())
             previous = (
@@ -205,13 +190,20 @@ def _settings(source: str, shown: str) -> dict:
                 settings["pictures"] = (*pictures, PictureSetting(m["kind"], number, options))
         else:
             raise SnippetError(f"{shown}:{number}", f"unknown setting '# snippet: {body}' (expected {KNOWN})")
-    in_tmpfs = settings.get("disk", DEFAULT_DISK) + settings.get("shm", DEFAULT_SHM)
-    memory = settings.get("memory", DEFAULT_MEMORY)
-    if in_memory and in_tmpfs >= memory:
+    if on_top and below:  # reported once every setting is known good
+        raise SnippetError(
+            f"{shown}:{below}",
+            "a '# snippet:' setting must be at the top of the file, before the code:"
+            " the page hides the settings there and numbers the code from the line after them",
+        )
+    settings["limits"] = Limits(**limits)
+    done = settings["limits"]
+    if in_memory and done.disk + done.shm >= done.memory:
         raise SnippetError(
             f"{shown}:{max(in_memory.values())}",
             "its scratch folder (disk) and /dev/shm (shm) are kept in memory and count against its"
-            f" memory limit: disk + shm must be below memory ({in_tmpfs:,} bytes is not below {memory:,})",
+            f" memory limit: disk + shm must be below memory ({done.disk + done.shm:,} bytes is not below"
+            f" {done.memory:,})",
         )
     return settings
 
@@ -238,35 +230,11 @@ def misspelled_setting(source: str) -> tuple[int, str] | None:
             continue
         word, body = match["word"], match["body"]
         close = word == "snippet" or difflib.SequenceMatcher(None, word.lower(), "snippet").ratio() >= 0.8
-        starts_a_setting = (body.split() or [""])[0].rstrip(":").lower() in SETTING_WORDS
+        starts_a_setting = (body.split() or [""])[0].rstrip(":").lower() in BY_NAME
         if close and (starts_a_setting or match["colon"]) and (word != "snippet" or not match["colon"]):
             meant = f"# snippet: {body}"
             return number, f"'{text}' looks like a misspelled setting, which the build does not read; write '{meant}'"
     return None
-
-
-SETTING_WORDS = {"raises", "timeout", "memory", "output", "processes", "disk", "shm", "graph", "curves"}
-
-
-def _caps() -> dict[str, tuple[float, float, str]]:
-    """Each limit's floor and ceiling, and how a setting spells them."""
-    ram = physical_memory() - 1
-    return {
-        "timeout": (0.1, 600.0, "0.1 to 600 (seconds)"),
-        "memory": (64 * 1024**2, ram, f"64MB to {ram / 1024**3:.1f}GB, below this machine's RAM"),
-        "output": (1024, 64 * 1024**2, "1KB to 64MB"),
-        "processes": (1, 4096, "1 (the snippet itself) to 4096"),
-        "disk": (64 * 1024, 4 * 1024**3, "64KB to 4GB"),
-        "shm": (64 * 1024, 4 * 1024**3, "64KB to 4GB"),
-    }
-
-
-def _within(name: str, value, body: str, where: str):
-    """``value`` if it lies between the limit's floor and ceiling; else one error at ``where``."""
-    floor, ceiling, spelled = _caps()[name]
-    if not floor <= value <= ceiling:
-        raise SnippetError(where, f"'# snippet: {body}' is outside what a snippet may ask for: {name} {spelled}")
-    return value
 
 
 OPTIONS = {"graph": ({"saved"}, {"stop_at", "title"}), "curves": ({"log"}, {"xlabel", "ylabel", "title", "x"})}
@@ -320,22 +288,6 @@ def picture_options(kind: str, rest: str, where: str, previous: PictureSetting |
             where, "'# snippet: curves' must name at least one list of values: '# snippet: curves losses'"
         )
     return options
-
-
-def _settings_on_top(source: str, shown: str) -> None:
-    """A plain snippet's settings come before its code: the listing hides only those (one hidden
-    further down would shift every line number after it)."""
-    code_seen = False
-    for number, line in enumerate(source.splitlines(), start=1):
-        if SETTING.match(line.strip()):
-            if code_seen:
-                raise SnippetError(
-                    f"{shown}:{number}",
-                    "a '# snippet:' setting must be at the top of the file, before the code:"
-                    " the page hides the settings there and numbers the code from the line after them",
-                )
-        elif line.strip():
-            code_seen = True
 
 
 def split_cells(source: str) -> tuple[Cell, ...]:

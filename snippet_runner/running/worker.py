@@ -48,7 +48,7 @@ PR_SET_CHILD_SUBREAPER = 36
 def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) -> RunResult | Death:
     """Run ``request`` in a child process; once it and all it started are gone, what it did."""
     terminal.reset()
-    box.prepare(request.processes, request.disk, request.shm)
+    box.prepare(request.limits)
     try:
         with open("/proc/self/status", "rb") as lines:  # RssAnon: where the child's peak starts from
             resident_kb = next(int(line.split()[1]) for line in lines if line.startswith(b"RssAnon:"))
@@ -57,7 +57,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
         if pid == 0:
             _child(request, terminal, box)  # never returns
         try:
-            status, peak_kb, killed = _wait(pid, request.timeout + GRACE_SECONDS)
+            status, peak_kb, killed = _wait(pid, request.limits.timeout + GRACE_SECONDS)
         except BaseException:  # interrupted (Ctrl-C): take the child down with us
             _kill_group(pid)
             raise
@@ -65,7 +65,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
         if box.isolated.pid_namespace is None:
             _kill_group(pid)  # without a PID namespace of its own, what it started lingers
             _kill_orphans()
-        captured = terminal.read(request.output + 1)
+        captured = terminal.read(request.limits.output + 1)
         hit, unreadable = box.limits_hit(), _NO_REPORT
         try:
             report = box.report()
@@ -76,7 +76,7 @@ def run_forked(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) ->
     text = captured.decode("utf-8", errors="replace")
     at = max(text.rfind(start) for start in ("Timeout (", "Fatal Python error", "The snippet runner failed"))
     stack = text[at:][-64 * 1024 :] if at >= 0 else ""  # what faulthandler (or _child) wrote last
-    timed_out = killed or (seconds >= request.timeout and stack.startswith("Timeout"))
+    timed_out = killed or (seconds >= request.limits.timeout and stack.startswith("Timeout"))
     if "memory" in hit and not timed_out:  # the kernel's OOM killer ended it, or one of its processes
         return RunResult(request.id, (text,), None, seconds, max(peak_kb - resident_kb, 0), limits=hit)
     if report is None or status != 0 or timed_out:
@@ -121,7 +121,7 @@ def _child(request: RunRequest, terminal: Terminal, box: sandbox.Sandbox) -> Non
     try:
         os.setpgid(0, 0)  # its own process group: whatever it starts can be killed with it
         terminal.attach(Path(request.path))
-        box.confine(request.path, request.memory, request.output, request.processes, request.disk, request.shm)
+        box.confine(request.path, request.limits)
         os.closerange(3, 1 << 20)  # nothing of the worker's or the build's: no pipe, no stderr
         box.write_report(run_request(request, terminal))
         status = 0
@@ -149,7 +149,7 @@ def run_request(request: RunRequest, terminal: Terminal) -> protocol.SelfReport:
     # A crash or a hang writes the running stack to the capture, as ``python file.py`` shows it
     # (an ``os._exit`` writes none: no documented hook sees it on 3.11).
     faulthandler.enable(file=2, all_threads=False)
-    faulthandler.dump_traceback_later(request.timeout, exit=True, file=2)
+    faulthandler.dump_traceback_later(request.limits.timeout, exit=True, file=2)
     for index, (first_line, source) in enumerate(request.cells):
         start = ends[-1] if ends else 0
         terminal.marks.clear()

@@ -226,3 +226,22 @@ def test_make_serve_starts_with_a_new_example_and_a_broken_one_and_any_failed_re
         server.until("other/", lambda status, body: status == 200, "the page after the fix")
     finally:
         server.terminate()
+
+
+def test_the_two_mkdocs_messages_the_preview_matches_are_those_of_the_installed_mkdocs():
+    """The one place that matches MkDocs' wording, pinned to the MkDocs of requirements.txt: the
+    preview leaves out the ``--dirty`` warning and the server's request lines (which ``strict``
+    would count against a rebuild) by their text. After an upgrade of MkDocs, check both again."""
+    import inspect
+
+    import mkdocs
+    from mkdocs import livereload
+    from mkdocs.commands import build
+
+    from snippet_runner.plugins.runner import preview, serving
+
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line)
+    assert mkdocs.__version__ == pins["mkdocs"], "MkDocs changed: check the two messages below, then the pin"
+    assert f'"{serving.MKDOCS_DIRTY_WARNING}' in inspect.getsource(build)
+    assert "f'\"{self.requestline}\" code {code}'" in inspect.getsource(livereload)
+    assert preview.REQUEST_LINE.match('"GET /x/ HTTP/1.1" code 404')["code"] == "404"

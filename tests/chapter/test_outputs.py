@@ -8,7 +8,7 @@ import pytest
 from real_chapter import approved_output, chapter_snippets
 
 from snippet_runner import SnippetError
-from snippet_runner.checking import approved
+from snippet_runner.checking import comparison as approved
 
 # All of these read the outcomes of the session's one build of the chapter (the fresh_runs fixture).
 

@@ -10,12 +10,12 @@ import pytest
 from throwaway import new_build, snippet_writer
 
 from snippet_runner import Engine
-from snippet_runner.checking.approve import approve
+from snippet_runner.checking.accept import approve
 
 
 @pytest.fixture
 def accept(warm_engine, second_engine):
-    """``accept(rel)``: approve a snippet the one way there is (checking/approve.py), on the warm
+    """``accept(rel)``: approve a snippet the one way there is (checking/accept.py), on the warm
     engines, as a new build; returns the first run's outcome (its Approval's error is raised)."""
 
     def accept(rel: str):

@@ -3,7 +3,7 @@
 import pytest
 
 from snippet_runner import Engine, SnippetError
-from snippet_runner.checking.approve import HASH_SEEDS, approve
+from snippet_runner.checking.accept import HASH_SEEDS, approve
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """How a snippet runs: as a script, from its folder, alone, with torch imported once."""
 
+from snippet_runner import Engine
+
 
 def test_runs_as_main_script_from_its_own_folder(write_snippet, engine):
     write_snippet("page/data.txt", "hello from a file beside the snippet\n")
@@ -150,3 +152,24 @@ def test_warning_from_library_code_is_attributed_to_the_calling_line(write_snipp
     assert output.startswith("from_torch.py:3: UserWarning: Implicit dimension choice for softmax")
     assert "site-packages" not in output
     assert output.endswith("done\n")
+
+
+def test_a_build_whose_path_lies_under_tmp_still_gives_snippets_the_systems_commands(write_snippet, tmp_path):
+    """The sandbox hides /tmp from a snippet: a build run from a virtualenv there (PATH only under
+    /tmp) once left snippets unable to find ``sleep``. The system's folders end every worker's PATH."""
+    write_snippet(
+        "page/sleeps.py", "import subprocess\nsubprocess.run(['sleep', '0.01'], check=True)\nprint('slept')\n"
+    )
+    (tmp_path / "bin").mkdir()
+    engine = Engine(
+        write_snippet.snippets,
+        None,
+        approval_mode="warn",
+        preload=(),
+        warm_up=False,
+        worker_env={"PATH": str(tmp_path / "bin")},
+    )
+    try:
+        assert engine.run("page/sleeps.py").output == "slept\n"
+    finally:
+        engine.close()

@@ -101,7 +101,7 @@ def test_tracebacks_and_warnings_read_the_same_under_another_python(approved_her
     assert code == 0, out + err
     lines = out.splitlines()
     assert "same    snippets/page/broken.py" in lines and "same    snippets/page/warns.py" in lines, out
-    assert lines[-1].endswith(": 2 same, 0 differ, 0 errors"), out
+    assert lines[-1].endswith(": 2 same, 0 close, 0 differ, 0 errors"), out
 
 
 @pytest.mark.parametrize("python", [needs("3.10")])
@@ -149,7 +149,7 @@ def test_an_output_naming_another_build_of_the_same_torch_is_the_environment_not
     at = lines.index("same    snippets/page/version.py")
     assert lines[at + 1].strip() == f"names the torch build it ran under: {here} (approved under {other})"
     assert "differs snippets/page/other.py" in lines
-    assert lines[-1].endswith(" (1 naming the torch build it ran under): 1 same, 1 differ, 0 errors")
+    assert lines[-1].endswith(" (1 naming the torch build it ran under): 1 same, 0 close, 1 differ, 0 errors")
 
 
 # -- the interpreter the Makefile picks -----------------------------------------------------------
@@ -288,7 +288,7 @@ def test_a_venv_made_with_another_python_is_named(tmp_path, bare_path, made_with
 def test_another_build_of_the_same_release_passes_the_build_and_keeps_the_approved_file(write_snippet, printed, builds):
     """In the strict build, not only in make verify: a CUDA build of the pinned torch builds the site."""
     from snippet_runner import Engine
-    from snippet_runner.checking.approved import compare, write
+    from snippet_runner.checking.comparison import compare, write
 
     write_snippet("page/version.py", f"print({printed!r}, end='')\n")
     approved = write_snippet("page/version.out", "PyTorch 2.13.0+cpu\n")

@@ -47,6 +47,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.notebook_styles: dict[str, None] = {}
         self.shown_rels: list[str] = []  # the snippets the pages show, this build
         self.preview = Preview()  # make serve: new examples, error pages, unapproved lines
+        self.rendering = "(page)"  # the page whose Markdown is being rendered, as messages name it
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup makes MkDocs keep this instance (and its engine) across serve's rebuilds.
@@ -79,7 +80,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
         config.mdx_configs[EXTENSION] = {
             **config.mdx_configs.get(EXTENSION, {}),
-            "session": (self.project, self.engine),
+            "session": (self.engine, lambda: self.rendering),
         }
         config.watch.append(str(self.project.snippets_dir))
         reader_assets.add_to_config(config)
@@ -133,6 +134,9 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         return page
 
     def on_page_markdown(self, markdown, *, page, config, files):
+        # the extension names this page in its messages: MkDocs renders it next, after these events
+        source = page.file.abs_src_path
+        self.rendering = self.project.shown_path(Path(source)) if source else page.file.src_uri
         if page.file.src_uri in self.runs.errors:
             return ""  # the build stops after reading every page (on_env): not a failure per page
         if page.file.src_uri not in self.notebooks:

@@ -14,9 +14,11 @@ import html
 import logging
 import re
 import signal
+import string
 import sys
 import threading
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from snippet_runner.checking.engine import Engine
 from snippet_runner.checking.pending import pending
@@ -159,29 +161,8 @@ class _Answer:
 
 def error_page(failure: str, path: str) -> str:
     """Self-contained (no stylesheet to load), and reloading itself until a good build."""
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="refresh" content="{RELOAD_SECONDS}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Build failed: serve</title>
-<style>
-body {{ font-family: sans-serif; margin: 2rem; max-width: 60rem; color: #1a1a1a; background: #fff; }}
-pre {{ white-space: pre-wrap; background: #f4f4f4; border-left: 4px solid #b00020; padding: 1rem; }}
-</style>
-</head>
-<body>
-<main>
-<h1>The last build failed</h1>
-<p>You asked for <code>{html.escape(path)}</code>. Every page shows this until a build succeeds;
-this page reloads itself every {RELOAD_SECONDS} seconds, so fix the file and wait. The terminal
-running <code>serve</code> printed the same message:</p>
-<pre>{html.escape(failure)}</pre>
-</main>
-</body>
-</html>
-"""
+    page = string.Template((Path(__file__).parent / "error_page.html").read_text(encoding="utf-8"))
+    return page.substitute(reload=RELOAD_SECONDS, path=html.escape(path), failure=html.escape(failure))
 
 
 class _Held(logging.Handler):
@@ -197,14 +178,17 @@ class _Held(logging.Handler):
         self.messages.append(f"{record.levelname}: {record.getMessage()}")
 
 
-_REQUEST_LINE = re.compile(r'^(?:\[[\d:]+\] )?".*" code (?P<code>\d+)$')  # "[08:24:50] "GET / HTTP/1.1" code 500"
+# MkDocs' server's line for an answer (mkdocs/livereload; a test pins the installed MkDocs to it):
+# "[08:24:50] "GET / HTTP/1.1" code 500"
+REQUEST_LINE = re.compile(r'^(?:\[[\d:]+\] )?".*" code (?P<code>\d+)$')
 
 
 def _request_line(record: logging.LogRecord) -> bool:
-    """MkDocs' server logs every answer but a 200 as a warning, which ``strict`` counts against the
-    running build: a request is not the build's, so its line goes to INFO (the error pages' to DEBUG)."""
-    request = _REQUEST_LINE.match(str(record.msg))
-    if record.levelno == logging.WARNING and request is not None:
-        quiet = request["code"] in ("500", "503")
-        record.levelno, record.levelname = (logging.DEBUG, "DEBUG") if quiet else (logging.INFO, "INFO")
-    return True
+    """A logging filter: MkDocs' server logs every answer but a 200 as a warning, which ``strict``
+    counts against the running build. A request is not the build's, so its record is left out (not
+    changed) and the plugin logs the line itself at INFO (the error pages' at DEBUG)."""
+    request = REQUEST_LINE.match(str(record.msg))
+    if record.levelno != logging.WARNING or request is None:
+        return True
+    log.log(logging.DEBUG if request["code"] in ("500", "503") else logging.INFO, record.getMessage())
+    return False

@@ -1,4 +1,4 @@
-"""Approving outputs: the one way an approved ``.out`` or ``.pictures.json`` file is written.
+"""``make accept``: the one way an approved ``.out`` or ``.pictures.json`` file is written.
 
 Like Pydantic's ``--update-examples``: change a snippet, ``python -m snippet_runner accept``, review the diff. Each
 snippet runs twice, fresh, under two hash seeds, and only what both runs agree on is approved, so
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from snippet_runner.checking import approved
+from snippet_runner.checking import comparison
 from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SnippetError
 
@@ -45,16 +45,17 @@ def approve(first: Engine, second: Engine, rels: list[str]) -> Iterator[Approval
     for rel in rels:
         try:
             one, two = first.run(rel), second.run(rel)
-            drawn = [approved.pictures_text(outcome.pictures) for outcome in (one, two)]
+            drawn = [comparison.pictures_text(outcome.pictures) for outcome in (one, two)]
             for a, b, why in ((one.output, two.output, _OUTPUT_DIFFERS), (*drawn, _PICTURES_DIFFER)):
-                if a != b:
-                    raise SnippetError(one.snippet.loc(), why, detail=approved.unified(a, b, "first run", "second run"))
+                verdict = comparison.same(a, b, ("first run", "second run"))
+                if not verdict.approved:
+                    raise SnippetError(one.snippet.loc(), why, detail=verdict.diff)
         except SnippetError as error:
             yield Approval(rel, error=error)
             continue
         done = Approval(rel)
-        if approved.write(one.snippet.expected_output_path, one.output):
+        if comparison.write(one.snippet.expected_output_path, one.output):
             done.updated.append(one.snippet.approved_name)
-        if approved.write_pictures(one.snippet.expected_pictures_path, drawn[0]):
+        if comparison.write_pictures(one.snippet.expected_pictures_path, drawn[0]):
             done.updated.append(one.snippet.approved_pictures_name)
         yield done

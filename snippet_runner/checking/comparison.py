@@ -1,23 +1,31 @@
-"""Approved outputs: the committed ``<snippet>.out`` (plain text, for a reviewer) and
-``<snippet>.pictures.json`` files that a fresh run must reproduce."""
+"""What "the same output" means, defined once for the build, approval, ``verify`` and ``make drift``,
+and the approved files it is held against: ``<snippet>.out`` (plain text, for a reviewer) and
+``<snippet>.pictures.json``.
+
+Two outputs are the same when their text is, or differs only in the torch build label (``BUILD``).
+Given a relative tolerance (``verify --rtol``), two whose text differs only in numbers, each within
+that tolerance of the approved one, are *close*: what a reader sees on a GPU or another BLAS, where
+the last digits move. The build never passes a tolerance.
+"""
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from snippet_runner.running.snippet import read_text
 
-MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,}\b|\b0x[0-9a-fA-F]{8,}\b")
-# id(obj) is the object's address: on 64-bit Linux, 2**40 to 2**47, 13 to 15 decimal digits.
-DECIMAL_ADDRESS = re.compile(r"(?<![\d.])\d{13,15}(?![\d.])")
 # The torch build an output names (``2.13.0+cpu``, ``2.13.0+cu130``) describes the environment, not what
 # torch computed, so outputs are also compared without that local label (PEP 440). Only a letter-led
 # label after three numbers is set aside: ``1.5+2.5`` stays a sum, and ``2.14.0`` is not ``2.13.0``.
 BUILD = re.compile(r"(?<![\w.])(\d+\.\d+\.\d+)(\+[A-Za-z][A-Za-z0-9.]*)?")
+# A number a run computed; a version's dotted parts (``2.13.0``) are words, never close to another
+NUMBER = re.compile(r"(?<![\d.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![.\d]*\d)")
+SAME, CLOSE, DIFFERS = "same", "close", "differs"
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,33 @@ class Verdict:
     missing: bool = False
     diff: str = ""
     builds: str = ""  # approved as another build of the same release: which build each names
+    close: bool = False  # approved only within a tolerance: some number differs (``diff`` shows which)
+
+    @property
+    def kind(self) -> str:
+        return CLOSE if self.close else SAME if self.approved else DIFFERS
+
+
+def same(expected: str, actual: str, names: tuple[str, str], rtol: float = 0.0) -> Verdict:
+    """Whether ``actual`` is ``expected``: the one rule; ``names`` head the diff."""
+    if expected == actual:
+        return Verdict(approved=True)
+    if release_only(expected) == release_only(actual):
+        return Verdict(approved=True, builds=_builds(expected, actual))
+    diff = unified(expected, actual, *names)
+    if rtol and _close(expected, actual, rtol):
+        return Verdict(approved=True, close=True, diff=diff)
+    return Verdict(approved=False, diff=diff)
+
+
+def _close(expected: str, actual: str, rtol: float) -> bool:
+    """The same text between the numbers (runs of spaces aside: a column may widen) and each number
+    within ``rtol`` of the approved one."""
+    one, two = NUMBER.split(release_only(expected)), NUMBER.split(release_only(actual))
+    if len(one) != len(two) or any(re.sub(" +", " ", a) != re.sub(" +", " ", b) for a, b in zip(one, two)):
+        return False
+    pairs = zip(NUMBER.findall(release_only(expected)), NUMBER.findall(release_only(actual)))
+    return all(a == b or math.isclose(float(a), float(b), rel_tol=rtol) for a, b in pairs)
 
 
 def release_only(text: str) -> str:
@@ -41,18 +76,13 @@ def _builds(expected: str, actual: str) -> str:
     return f"{', '.join(here)} (approved under {', '.join(there)})"
 
 
-def compare(expected_path: Path, actual: str, display_name: str) -> Verdict:
+def compare(expected_path: Path, actual: str, display_name: str, rtol: float = 0.0) -> Verdict:
+    """``actual`` held against the approved file (:func:`same`)."""
     try:
         expected = read_text(expected_path, display_name)
     except FileNotFoundError:
         return Verdict(approved=False, missing=True)
-    if expected == actual:
-        return Verdict(approved=True)
-    if release_only(expected) == release_only(actual):
-        return Verdict(approved=True, builds=_builds(expected, actual))
-    return Verdict(
-        approved=False, diff=unified(expected, actual, f"{display_name} (approved)", f"{display_name} (this build)")
-    )
+    return same(expected, actual, (f"{display_name} (approved)", f"{display_name} (this build)"), rtol)
 
 
 def unified(first: str, second: str, fromfile: str, tofile: str) -> str:
@@ -64,23 +94,12 @@ def unified(first: str, second: str, fromfile: str, tofile: str) -> str:
 def write(expected_path: Path, actual: str) -> bool:
     """Approve ``actual``; return whether the file changed (not when only the build it names did)."""
     try:
-        if release_only(expected_path.read_bytes().decode("utf-8")) == release_only(actual):
+        if same(expected_path.read_bytes().decode("utf-8"), actual, ("", "")).approved:
             return False
     except FileNotFoundError:
         pass
     expected_path.write_text(actual, encoding="utf-8")
     return True
-
-
-def memory_address(outputs: tuple[str, ...]) -> tuple[int, int, str] | None:
-    """The first memory address printed: (cell, byte offset in that cell's output, the text)."""
-    for cell, output in enumerate(outputs):
-        found = [m for m in MEMORY_ADDRESS.finditer(output)]
-        found += [m for m in DECIMAL_ADDRESS.finditer(output) if 2**40 <= int(m.group(0)) < 2**47]
-        if found:
-            first = min(found, key=lambda m: m.start())
-            return cell, len(output[: first.start()].encode()), first.group(0)
-    return None
 
 
 # -- pictures: their data, one node, edge or series per line for a diff; none shown, no file --------
@@ -108,11 +127,11 @@ def _line(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def compare_pictures(expected_path: Path, actual: str, display_name: str) -> Verdict:
+def compare_pictures(expected_path: Path, actual: str, display_name: str, rtol: float = 0.0) -> Verdict:
     """Like :func:`compare`; no pictures and no approved file is approved too."""
     if not expected_path.exists():
         return Verdict(approved=not actual, missing=bool(actual))
-    return compare(expected_path, actual, display_name)
+    return compare(expected_path, actual, display_name, rtol)
 
 
 def write_pictures(expected_path: Path, actual: str) -> bool:
@@ -131,4 +150,5 @@ def merged(output: Verdict, pictures: Verdict) -> Verdict:
         missing=output.missing or pictures.missing,
         diff=output.diff + pictures.diff,
         builds=output.builds,
+        close=output.close or pictures.close,
     )
