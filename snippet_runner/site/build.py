@@ -169,7 +169,7 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     from snippet_runner.site import pdf  # Playwright: only when printing
 
     try:
-        printed = pdf.print_pdf(print_page, pdf_path, epoch)
+        printed = pdf.print_pdf(print_page, pdf_path, epoch, site=staging)
     except Exception as error:  # noqa: BLE001 - Playwright, Chromium, rendering or pikepdf: any fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
