@@ -7,11 +7,12 @@ routing (``BrowserContext.route``): a request to it is answered with a file insi
 refused and noted. A page served over https cannot load ``file://`` at all, as one opened from disk
 could (an ``<iframe src="../.git/config">`` printed the build's CI token). What routing does not
 see is cut off by Chromium's own flags (:data:`NO_NETWORK`): every host name, IP literals too,
-resolves to nothing, so a WebSocket or a WebRTC TURN connection reaches no host, and WebRTC sends
-no UDP of its own. Service workers are blocked, so none answers in the router's place.
+resolves to nothing, so no WebSocket or WebRTC TURN connection reaches a host (Playwright's
+``route_web_socket`` would need Playwright 1.48), and WebRTC sends no UDP of its own. Service
+workers are blocked, so none answers in the router's place.
 
-No loopback server: a port on 127.0.0.1 is one other processes could reach too, and one that a
-page's script would find beside other local services.
+No loopback server: any local process could read the site through it while it runs, and the page's
+own origin would be 127.0.0.1, beside the machine's other local services.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Route, WebSocketRoute
+    from playwright.sync_api import Browser, BrowserContext, Route
 
 ORIGIN = "https://site.invalid"  # .invalid never resolves (RFC 2606); https: a secure context, as on a real host
 
@@ -51,11 +52,6 @@ def context(browser: Browser, site: Path, refused: list[str], **options) -> Brow
         refused.append(route.request.url)
         route.abort("blockedbyclient")
 
-    def refuse_socket(socket: WebSocketRoute) -> None:
-        refused.append(socket.url)
-        socket.close()
-
     made = browser.new_context(service_workers="block", **options)
     made.route("**/*", answer)
-    made.route_web_socket("**/*", refuse_socket)
     return made
