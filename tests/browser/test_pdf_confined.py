@@ -19,6 +19,7 @@ import socketserver
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -164,7 +165,10 @@ def printed(tmp_path_factory, chromium_path):
         assert code == 0, log
         site = project.root / "site"
         (site / "linked.svg").symlink_to(tmp / "outside" / "linked.svg")
-        pdf.print_pdf(site / "print_page.html", tmp / "hostile.pdf")
+        # in a thread of its own: where this worker's session browser (conftest.py) runs, Playwright's
+        # sync API refuses to start again in the same thread
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(pdf.print_pdf, site / "print_page.html", tmp / "hostile.pdf").result()
         time.sleep(1)  # for a late UDP datagram
     text = PdfText(tmp / "hostile.pdf").all_text()
     assert "Hostile" in text and "fetched:" in text  # the page itself was printed
