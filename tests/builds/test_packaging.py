@@ -87,8 +87,13 @@ def test_the_dev_tools_are_outside_the_runtime_package():
 
 def test_the_scripts_the_pdf_runs_in_the_browser_are_package_data():
     # pdf.script() reads snippet_runner/site/scripts/*.js at run time: a wheel without them prints nothing.
-    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["snippet_runner.site"]
+    tables = PYPROJECT["tool"]["setuptools"]["package-data"]
     scripts = sorted((PACKAGE / "site" / "scripts").glob("*.js"))
     assert scripts
     for script in scripts:
-        assert any(script.relative_to(PACKAGE / "site").match(p) for p in patterns), script.name
+        assert any(
+            script.is_relative_to(base) and script.relative_to(base).match(pattern)
+            for package, patterns in tables.items()
+            for base in [ROOT / package.replace(".", "/")]
+            for pattern in patterns
+        ), script.name
