@@ -249,13 +249,14 @@ def chapter(root: Path, repeat: int) -> None:
 def plain_print(print_page: Path, out: Path) -> float:
     """Seconds for one plain print of ``print_page``: Chromium launched, the page loaded and
     rendered (math, diagrams, fonts), printed with Playwright's defaults and nothing else."""
-    from snippet_runner.site import chromium, pdf
+    from snippet_runner.site import chromium, pdf, print_origin
 
     started = time.perf_counter()
-    with chromium.launch() as browser:
-        page = browser.new_page()
-        page.goto(print_page.resolve().as_uri(), wait_until="load", timeout=pdf.RENDER_TIMEOUT_MS)
-        page.wait_for_function(pdf.RENDERED, timeout=pdf.RENDER_TIMEOUT_MS)
+    with chromium.launch(*print_origin.NO_NETWORK) as browser:
+        page = print_origin.context(browser, print_page.parent, []).new_page()
+        url = print_origin.url(print_page.parent, print_page)
+        page.goto(url, wait_until="load", timeout=pdf.RENDER_TIMEOUT_MS)
+        page.wait_for_function(pdf.script("rendered"), timeout=pdf.RENDER_TIMEOUT_MS)
         page.pdf(path=str(out), format="A4")
     return time.perf_counter() - started
 

@@ -169,11 +169,13 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     from snippet_runner.site import pdf  # Playwright: only when printing
 
     try:
-        printed = pdf.print_pdf(print_page, pdf_path, epoch)
+        printed = pdf.print_pdf(print_page, pdf_path, epoch, site=staging)
     except Exception as error:  # noqa: BLE001 - Playwright, Chromium, rendering or pikepdf: any fails the build
         print(f"\nPDF failed: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     pdf_cache.keep_pdf(project.pdf_cache_dir, key, pdf_path)
+    if printed.refused:  # what a page asked for outside the site: never printed, worth knowing
+        print(f"PDF: refused {len(printed.refused)} requests outside the site: {', '.join(printed.refused[:5])}")
     print(
         f"PDF written to {shown_as}/{target.path}: {printed.pages} pages, {printed.bytes / 1e6:.1f} MB,"
         f" printed in {printed.seconds:.1f} s"

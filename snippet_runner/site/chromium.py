@@ -69,15 +69,16 @@ def missing() -> str:
 
 
 @contextmanager
-def launch() -> Iterator[Browser]:
-    """A headless system Chromium under Playwright, with a temporary profile it removes on close."""
+def launch(*flags: str) -> Iterator[Browser]:
+    """A headless system Chromium under Playwright (given ``flags`` beyond :data:`FLAGS`), with a
+    temporary profile it removes on close."""
     from playwright.sync_api import sync_playwright
 
     executable = find()
     if executable is None:
         raise ChromiumNotFound(missing())
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True, args=list(FLAGS))
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=[*FLAGS, *flags])
         try:
             yield browser
         finally:

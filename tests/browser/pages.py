@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from snippet_runner.site.pdf import RENDERED
+from snippet_runner.site.pdf import script
 
 # Makes Material's diagrams inspectable: it draws each Mermaid diagram into a *closed* shadow root,
 # which neither Playwright nor page scripts can look into. Test-only; the site itself is unchanged.
@@ -73,4 +73,4 @@ def open_page(context, path: str):
 def wait_until_rendered(page) -> None:
     """Until Material has started, KaTeX has typeset the math and Mermaid has drawn the diagrams
     (the same condition the PDF step waits for)."""
-    page.wait_for_function(RENDERED, timeout=30_000)
+    page.wait_for_function(script("rendered"), timeout=30_000)

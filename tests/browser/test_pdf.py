@@ -336,6 +336,35 @@ def test_contents_list_every_entry_and_link_to_its_page(pdf, sheets):
         assert dest_page(pdf, name) > contents_pages(pdf)[-1], f"{title!r} links to a page of the contents"
 
 
+def bookmark_pages(pdf, outline=None) -> dict[str, set[int]]:
+    """Each bookmark's title -> the sheets (1-based) bookmarks of that title point to."""
+    out: dict[str, set[int]] = {}
+    for item in pdf.outline if outline is None else outline:
+        if isinstance(item, list):
+            for title, pages in bookmark_pages(pdf, item).items():
+                out.setdefault(title, set()).update(pages)
+        else:
+            out.setdefault(squash(item.title), set()).add(pdf.get_destination_page_number(item) + 1)
+    return out
+
+
+def test_each_contents_entry_shows_the_page_its_bookmark_points_to(pdf, sheets):
+    # The entries follow the nav; the number printed at an entry's right (in the link's last 3em:
+    # scripts/contents-page-numbers.js) is the sheet its link lands on and the sheet Chromium's
+    # bookmark of that page or section (from its heading) points to.
+    marks = bookmark_pages(pdf)
+    entries = [(n, link) for n in contents_pages(pdf) for link in internal_links(pdf, n)]
+    assert len(entries) == len(nav_entries())
+    for (n, (name, (x0, y0, x1, y1))), (_, title) in zip(entries, nav_entries(), strict=True):
+        entry = sheets.text_within(n - 1, x0, y0 + 1, x1, y1 - 1)
+        printed = sheets.text_within(n - 1, x1 - 40, y0 + 1, x1, y1 - 1)
+        assert printed.isdigit(), f"no page number in the contents entry {entry!r}"
+        assert int(printed) == dest_page(pdf, name), entry
+        assert int(printed) in marks.get(title, set()), (
+            f"{entry!r}: the bookmarks of {title!r} point to {marks.get(title)}"
+        )
+
+
 def test_no_sheet_is_near_empty(pdf, sheets):
     """No sheet holds only a part's title, and none is more than half blank, except the last one
     before a new part (parts start on a new sheet) and the last sheet of the book. "Blank" is
@@ -406,7 +435,7 @@ def test_links_between_pages_land_on_the_page_of_their_target(pdf, sheets, built
 
 def test_line_numbers_print_as_plain_numbers(pdf):
     # On the site a listing's line number links to its own line; on paper that leads nowhere
-    # (pdf.UNLINK_LINE_NUMBERS).
+    # (scripts/unlink-line-numbers.js).
     links = [name for n in range(1, len(pdf.pages) + 1) for name, _ in internal_links(pdf, n)]
     assert len(links) > 100
     assert [name for name in links if "__codelineno" in name] == []
@@ -429,7 +458,7 @@ def test_unlinking_line_numbers_keeps_the_numbers_and_the_links_the_prose_makes(
 
     page = browser.new_page()
     page.set_content(LISTING)
-    assert page.evaluate(printer.UNLINK_LINE_NUMBERS) == [3, 2]
+    assert page.evaluate(printer.script("unlink-line-numbers")) == [3, 2]
     assert page.evaluate("() => document.querySelector('.linenodiv').textContent") == "1\n2"
     assert page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.outerHTML)") == [
         '<a href="#p-__codelineno-0-2">line 2</a>',

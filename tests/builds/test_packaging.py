@@ -83,3 +83,17 @@ def test_every_plugin_is_registered_by_name_and_none_is_a_hook_by_path():
 def test_the_dev_tools_are_outside_the_runtime_package():
     assert not list(PACKAGE.rglob("bench.py")) and not list(PACKAGE.rglob("scratch.py"))
     assert (ROOT / "devtools" / "bench.py").is_file() and Path(ROOT / "devtools" / "scratch.py").is_file()
+
+
+def test_the_scripts_the_pdf_runs_in_the_browser_are_package_data():
+    # pdf.script() reads snippet_runner/site/scripts/*.js at run time: a wheel without them prints nothing.
+    tables = PYPROJECT["tool"]["setuptools"]["package-data"]
+    scripts = sorted((PACKAGE / "site" / "scripts").glob("*.js"))
+    assert scripts
+    for script in scripts:
+        assert any(
+            script.is_relative_to(base) and script.relative_to(base).match(pattern)
+            for package, patterns in tables.items()
+            for base in [ROOT / package.replace(".", "/")]
+            for pattern in patterns
+        ), script.name

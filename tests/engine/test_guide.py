@@ -1,11 +1,12 @@
 """The guide for another repository's chapter (dev/your-own-chapter.md) lists every plugin option and
 every `# snippet:` setting as the code defines them, and the README links it."""
 
+import dataclasses
 from pathlib import Path
 
 from devtools import guide_tables
 from snippet_runner.plugins.runner.config import SnippetRunnerConfig
-from snippet_runner.running import snippet
+from snippet_runner.running import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,14 +16,15 @@ def test_the_guides_tables_are_what_the_code_defines():
     assert guide_tables.rewritten(text) == text, "run `python -m devtools.guide_tables` and commit the guide"
     for name in SnippetRunnerConfig():
         assert f"| `{name}` |" in text
-    for word in snippet.SETTING_WORDS:
-        assert f"| `# snippet: {word}" in text
+    for setting in settings.SETTINGS:
+        assert f"| `# snippet: {setting.name}" in text
     assert "dev/your-own-chapter.md" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_a_changed_default_changes_the_table(monkeypatch):
     before = guide_tables.settings()
-    monkeypatch.setattr(snippet, "DEFAULT_TIMEOUT", 45.0)
+    changed = [dataclasses.replace(s, default=45.0) if s.name == "timeout" else s for s in settings.SETTINGS]
+    monkeypatch.setattr(settings, "SETTINGS", tuple(changed))
     assert guide_tables.settings() != before and "| 45 s |" in guide_tables.settings()
 
 
