@@ -282,9 +282,9 @@ def test_a_warning_category_name_is_text_on_the_page_and_indented_in_the_log(wri
 
 
 def test_a_build_label_taken_from_an_output_is_only_a_version_label():
-    from snippet_runner.checking import approved
+    from snippet_runner.checking import comparison
 
-    label = approved._builds("torch 2.13.0+cpu\n", f"torch 2.13.0+cu130{MARKUP}\n")
+    label = comparison._builds("torch 2.13.0+cpu\n", f"torch 2.13.0+cu130{MARKUP}\n")
     assert label == "2.13.0+cu130x (approved under 2.13.0+cpu)"  # letters and digits only: it ends at the quote
 
 
