@@ -509,3 +509,22 @@ def test_every_counter_example_the_claims_record_names_exists():
     assert named, "the record names no counter-example test"
     missing = sorted(name for name in named if not callable(globals().get(name)))
     assert missing == []
+
+
+def test_of_the_optimizers_only_sgd_sparseadam_adagrad_and_lbfgs_step_with_a_sparse_gradient():
+    """real-world.md: "the others, Adam among them, refuse it" was broken by LBFGS, which turns a
+    sparse gradient into a dense one; every other optimizer class in torch.optim refuses it."""
+    stepped = set()
+    for name, cls in vars(torch.optim).items():
+        if not (inspect.isclass(cls) and issubclass(cls, torch.optim.Optimizer)) or cls is torch.optim.Optimizer:
+            continue
+        embedding = nn.Embedding(10, 3, sparse=True)
+        optimizer = cls(embedding.parameters(), lr=0.1)
+        embedding(torch.tensor([1, 4])).sum().backward()
+        assert embedding.weight.grad.is_sparse
+        try:
+            optimizer.step(lambda: torch.tensor(0.0)) if name == "LBFGS" else optimizer.step()
+            stepped.add(name)
+        except RuntimeError as error:
+            assert "sparse" in str(error), (name, error)
+    assert stepped == {"SGD", "SparseAdam", "Adagrad", "LBFGS"}
