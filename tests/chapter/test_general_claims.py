@@ -528,3 +528,14 @@ def test_of_the_optimizers_only_sgd_sparseadam_adagrad_and_lbfgs_step_with_a_spa
         except RuntimeError as error:
             assert "sparse" in str(error), (name, error)
     assert stepped == {"SGD", "SparseAdam", "Adagrad", "LBFGS"}
+
+
+def test_autograd_grad_of_one_branch_gives_that_path_alone():
+    """computational-graph.md: torch.autograd.grad returns the sum over paths for the loss, one
+    path's part only when asked about that branch, and writes nothing to .grad."""
+    x = torch.tensor(3.0, requires_grad=True)
+    a, b = x * 2, x**2
+    loss = a + b
+    assert torch.autograd.grad(loss, x, retain_graph=True)[0].item() == 8.0
+    assert torch.autograd.grad(a, x)[0].item() == 2.0
+    assert x.grad is None
