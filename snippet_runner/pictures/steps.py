@@ -85,9 +85,7 @@ def _sentence(step: Step, edges, label: dict[str, str]) -> str:
 
     if all(f == "1" for f in factors):
         targets = " and ".join(f"{item['grad']} to {target(item)}" for item in sent)
-        # the factor 1 is this node's local derivative at this run's values, whatever the operation
-        # (a sum, or a product whose other factor is 1): name no operation's rule
-        return f"{intro}{then} passes it on unchanged (its local derivative here is 1): it sends {targets}."
+        return f"{intro}{then} passes it on unchanged (the derivative of a sum is 1): it sends {targets}."
     if len(sent) == 1 and factors[0]:
         return f"{intro}{then} multiplies by {factors[0]}: it sends {sent[0]['grad']} to {target(sent[0])}."
     if all(factors):

@@ -117,22 +117,6 @@ def test_each_step_names_its_local_derivative_where_it_is_simple():
     assert texts[-1] == "backward() is done. x.grad = 60."
 
 
-def test_a_factor_of_1_is_not_explained_as_a_sum():
-    """Issue 49: a multiplication by 1 was explained as "the derivative of a sum is 1". The words
-    must hold for every node whose factor is 1, a product's as well as a sum's."""
-    code = """
-        import torch
-        x = torch.tensor(2.0, requires_grad=True)
-        y = (x * torch.tensor(1.0)) ** 2 + 4
-        y.backward()
-    """
-    shown, _, _ = capture(code, "graph y")
-    texts = {text.split(" receives")[0]: text for text, *_ in words.sentences(shown[0]["data"])}
-    for node in ("MulBackward0", "AddBackward0"):
-        assert "passes it on unchanged (its local derivative here is 1)" in texts[node], texts[node]
-        assert "sum" not in texts[node]
-
-
 # -- through the real worker ---------------------------------------------------------------------
 
 THREADS = """
