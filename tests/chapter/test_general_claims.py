@@ -417,6 +417,10 @@ def test_an_in_place_change_to_a_leaf_that_requires_grad_is_refused_even_if_noth
         x.add_(1)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
         x[0].mul_(2)
+    with torch.no_grad():  # "while grad mode is on": an optimizer's update is allowed
+        x.add_(1)
+        x[0].mul_(2)
+    assert x.tolist() == [4.0, 3.0]
     pairs = [
         (lambda y: y.add_(1), lambda y: y + 1), (lambda y: y.mul_(2), lambda y: y * 2),
         (lambda y: y.clamp_(max=5.0), lambda y: y.clamp(max=5.0)), (lambda y: y.neg_(), lambda y: -y),
