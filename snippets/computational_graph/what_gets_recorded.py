@@ -20,3 +20,7 @@ print("x.argmax(): requires_grad", i.requires_grad, " grad_fn", i.grad_fn,
 m = x > 1.5
 print("x > 1.5:    requires_grad", m.requires_grad, " grad_fn", m.grad_fn,
       " dtype", m.dtype)
+
+# A function that reads only x's shape records nothing either.
+o = torch.zeros_like(x)
+print("zeros_like: requires_grad", o.requires_grad, " grad_fn", o.grad_fn)

@@ -12,7 +12,7 @@ w = torch.tensor([1.0, 2.0]).double().requires_grad_()
 (w * 3).sum().backward()
 print("cast before: is_leaf", w.is_leaf, " w.grad =", w.grad)
 
-# A cast that changes nothing returns the tensor itself, still a leaf.
+# A cast to the dtype v already has returns v itself, still a leaf.
 v = torch.tensor([1.0, 2.0], requires_grad=True)
 print("v.float() is v:", v.float() is v,
       " v.to(torch.float64) is a leaf:", v.to(torch.float64).is_leaf)

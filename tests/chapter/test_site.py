@@ -318,6 +318,18 @@ def test_runs_that_back_the_exact_statements(built_site):
         ("first-gradient.md", "A **leaf** is a tensor you created yourself"),
         ("first-gradient.md", "with respect to every leaf tensor created with"),
         ("cheat-sheet.md", "adds to the `.grad` of every leaf that requires gradients"),
+        # The review of 6 December 2026: general sentences one run broke (tests/chapter/test_general_claims.py).
+        ("first-gradient.md", "works whenever the output holds exactly one element"),
+        ("first-gradient.md", "a call that changes neither returns the tensor itself"),
+        ("leaf-tensors.md", "a call that changes nothing returns the tensor itself"),
+        ("computational-graph.md", "For a floating-point result, one tracked input is enough"),
+        ("multiple-variables.md", "fills the `.grad` of every leaf that requires gradients. Its"),
+        ("non-scalar-outputs.md", "Autograd never builds this matrix"),
+        ("glossary.md", "Autograd never builds it"),
+        ("glossary.md", "Only leaves that require gradients receive"),
+        ("in-place.md", "Every tensor carries a version counter"),
+        ("common-mistakes.md", "for an output with one element, and for"),
+        ("real-world.md", "runs through every operation of the forward pass"),
     ]:
         assert wrong not in (DOCS / page).read_text(), (page, wrong)
     exercise = (ROOT / "snippets/exercises/exercise_4_gradient_accumulation.py").read_text()
