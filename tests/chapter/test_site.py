@@ -225,6 +225,13 @@ def test_about_this_edition_links_to_every_correction():
         "first-gradient.md#what-grad-holds",
         "leaf-tensors.md#a-cast-is-not-a-leaf",
         "computational-graph.md#what-each-arrow-carries",
+        # the second review of round five's new pages
+        "autograd-grad.md#returned-not-accumulated",
+        "custom-function.md#double-backward-checked-with-gradgradcheck",
+        "vanishing-exploding.md#clipping-an-exploding-gradient",
+        "in-place.md#changing-a-leaf-in-place",
+        "in-place.md#when-in-place-is-harmless",
+        "saving-memory.md#changing-what-is-stored",
     ]:
         assert anchor in about, anchor
 
