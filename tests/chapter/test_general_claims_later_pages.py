@@ -286,3 +286,55 @@ def test_clip_grad_norm_brings_the_norm_to_max_norm_within_rounding_not_exactly(
     assert after == pytest.approx(1.0, abs=1e-5)
     if norm < 1e4:
         assert after < 1.0  # not exactly 1
+
+
+def test_the_version_counter_counts_in_place_changes_but_not_through_data():
+    """in-place.md: a tensor's version counter goes up with each in-place change. The page said
+    "every tensor" and "each time an operation changes it in place": a change through .data is
+    not counted (the hole detach.md shows), and an inference tensor keeps no counter."""
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    y = torch.sigmoid(x)
+    for change in (lambda t: t.add_(1), lambda t: t.detach().zero_(), lambda t: t.__setitem__(0, 2.0)):
+        before = y._version
+        with torch.no_grad():
+            change(y)
+        assert y._version == before + 1
+    before = y._version
+    y.data.zero_()
+    assert y._version == before
+    with torch.inference_mode():
+        c = torch.ones(2)
+    with pytest.raises(RuntimeError, match="do not track version counter"):
+        _ = c._version
+
+
+class _TanhForgettingGradOutput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return 1 - y**2  # the slip: grad_output is not used
+
+
+def test_a_backward_without_grad_output_is_right_exactly_where_grad_output_is_one():
+    """custom-function.md: forgetting grad_output gives a wrong gradient except where the gradient
+    arriving at y is 1. The page said "for every loss except a plain sum"; a sum plus a constant
+    is right too, and a scaled sum, a mean or a square are wrong."""
+    losses = {
+        "sum": (lambda y: y.sum(), True),
+        "sum + 5": (lambda y: y.sum() + 5, True),
+        "3 * sum": (lambda y: 3 * y.sum(), False),
+        "mean": (lambda y: y.mean(), False),
+        "square": (lambda y: (y * y).sum(), False),
+    }
+    for name, (loss, right) in losses.items():
+        x = torch.tensor([0.3, -1.2], requires_grad=True)
+        loss(_TanhForgettingGradOutput.apply(x)).backward()
+        reference = torch.tensor([0.3, -1.2], requires_grad=True)
+        loss(torch.tanh(reference)).backward()
+        assert torch.allclose(x.grad, reference.grad) is right, name
