@@ -40,3 +40,13 @@ try:
     g.sum().backward()
 except RuntimeError as error:
     print("RuntimeError:", str(error).splitlines()[0])
+
+# With a square after CubeOnce, the gradient arriving at it requires
+# grad: its result is marked instead, and the second pass says so.
+(g,) = torch.autograd.grad((CubeOnce.apply(x) ** 2).sum(), x,
+                           create_graph=True)
+print("through a square: requires grad:", g.requires_grad)
+try:
+    g.sum().backward()
+except RuntimeError as error:
+    print("RuntimeError:", str(error).splitlines()[0])

@@ -75,4 +75,4 @@ except RuntimeError as error:
 # $-7$ for `h`, whose gradient `retain_grad()` keeps the same way.
 # The second call did not pass `retain_graph=True`, so it freed the graph's saved
 # values, and the third call finds nothing to work with. The message says "a second time"
-# although this is the third pass: it means any pass after the graph was freed.
+# although this is the third pass: it means any pass that needs values the graph has freed.

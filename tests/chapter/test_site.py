@@ -225,6 +225,13 @@ def test_about_this_edition_links_to_every_correction():
         "first-gradient.md#what-grad-holds",
         "leaf-tensors.md#a-cast-is-not-a-leaf",
         "computational-graph.md#what-each-arrow-carries",
+        # the second review of round five's new pages
+        "autograd-grad.md#returned-not-accumulated",
+        "custom-function.md#double-backward-checked-with-gradgradcheck",
+        "vanishing-exploding.md#clipping-an-exploding-gradient",
+        "in-place.md#changing-a-leaf-in-place",
+        "in-place.md#when-in-place-is-harmless",
+        "saving-memory.md#changing-what-is-stored",
     ]:
         assert anchor in about, anchor
 
@@ -277,10 +284,13 @@ def test_runs_that_back_the_exact_statements(built_site):
     assert "c * 2:      requires_grad False  grad_fn None" in graph
     assert "x.argmax(): requires_grad False  grad_fn None" in graph  # issue 49: not every result
     assert "x.grad: tensor(8.)" in graph  # a tensor used twice
-    modes = outputs_on(built_site, "grad-modes.md")  # the run moved there from computational-graph.md
-    assert "x * c in no_grad()     requires_grad=False grad_fn=None" in modes
-    assert "x.detach() shares x's storage: True" in modes  # detach() is not a copy
-    assert "x.argmax()             requires_grad=False grad_fn=None" in modes  # issue 49: not every result
+    modes = outputs_on(built_site, "grad-modes.md")  # which results are recorded: computational-graph.md
+    assert "no_grad                  requires_grad=False  is_inference=False" in modes
+    assert "inference_mode           requires_grad=False  is_inference=True" in modes
+    assert "same memory as y: True" in outputs_on(built_site, "detach.md")  # detach() is not a copy
+    # The second review of round five: each narrowed statement is shown by the run beside it.
+    assert "x.grad: None  y.grad: tensor(12.)" in outputs_on(built_site, "autograd-grad.md")
+    assert "marked with @once_differentiable" in outputs_on(built_site, "custom-function.md")
     assert "AccumulateGrad  receives [8.0]" in outputs_on(built_site, "hooks.md")  # fan-out: one visit, the sum
     assert "AddmmBackward0 saved x: True" in outputs_on(built_site, "training-loop.md")
     assert "default reduction: mean" in outputs_on(built_site, "non-scalar-outputs.md")
