@@ -179,8 +179,7 @@ def enter_user_namespace(also: int) -> None:
     uid, gid = os.geteuid(), os.getegid()
     _check(libc.unshare(CLONE_NEWUSER | also), "unshare(CLONE_NEWUSER)")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as proc:  # one write(2), as the kernel requires
-            proc.write(text)
+        _write(f"/proc/self/{name}", text)  # one write(2), as the kernel requires
 
 
 def join_new_session_keyring() -> None:
@@ -282,7 +281,7 @@ def _hierarchy(controller: str) -> tuple[str, str, bool]:
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w") as out:  # one write(2), as cgroup files need
+    with open(path, "w") as out:  # one write(2), as cgroup and /proc/self/*_map files need
         out.write(text)
 
 
