@@ -49,16 +49,14 @@ def _then_spelling(rule: Callable[P, R]) -> Callable[P, R]:
             raise
         except SnippetError as error:
             failure = error
-        if (hint := spec.misspelled_setting(snippet.source)) is None:
-            return found if failure is None else _raise(failure)
+        if (hint := spec.misspelled_setting(snippet.source)) is None and failure is not None:
+            raise failure
+        if hint is None:
+            return found
         then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
         raise SnippetError(snippet.loc(hint[0]), hint[1] + then, detail=failure.detail if failure else "") from None
 
     return checked
-
-
-def _raise(error: SnippetError) -> NoReturn:
-    raise error
 
 
 @_then_spelling
