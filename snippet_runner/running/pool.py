@@ -85,11 +85,9 @@ class _Process:
         stdin = self.proc.stdin
         assert stdin is not None  # the process is started with stdin=PIPE
         data = line.encode()
-        try:
+        with contextlib.suppress(BrokenPipeError):  # noticed as EOF by receive()
             stdin.write(b"%d\n%s" % (len(data), data))
             stdin.flush()
-        except BrokenPipeError:
-            pass  # noticed as EOF by receive()
 
     def receive(self, timeout: float, limit: int) -> protocol.Message | None:
         """The next message within ``timeout``; ``ProtocolError`` for a line over ``limit`` or not one."""

@@ -32,6 +32,7 @@ it, and ``tests/builds/test_safety.py`` fails unless ``SNIPPETS_SANDBOX_MAY_BE_W
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -301,7 +302,7 @@ class Sandbox:
             isolation.unmount(self._mounted.pop())
         if self.isolated.namespaces:
             return
-        try:
+        with contextlib.suppress(OSError):
             for entry in os.scandir(self.scratch):
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)
@@ -309,8 +310,6 @@ class Sandbox:
                     os.unlink(entry.path)
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
                 return
-        except OSError:
-            pass
         self.close()
         self._make()
 
