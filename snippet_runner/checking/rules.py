@@ -224,7 +224,4 @@ def _snippet_stack(stack: str, path: Path) -> str:
 
 def _innermost_line(stack: str, path: Path) -> int | None:
     """faulthandler lists the most recent call first: the first frame in the snippet wins."""
-    for match in _STACK_LINE.finditer(stack):
-        if match["file"] == str(path):
-            return int(match["line"])
-    return None
+    return next((int(m["line"]) for m in _STACK_LINE.finditer(stack) if m["file"] == str(path)), None)
