@@ -134,9 +134,7 @@ def check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | N
         raise SnippetError(where, f"raised an unexpected {error.type}: {error.message}", detail=tail)
     if expected.type_name not in (error.type, error.qualified) or expected.fragment not in error.message:
         raise DeclaredErrorChanged(
-            where,
-            f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}",
-            detail=tail,
+            where, f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}", detail=tail
         )
     return error
 

@@ -18,12 +18,7 @@ import struct
 import time
 
 try:
-    from landlock.plumbing import (
-        PR_SET_NO_NEW_PRIVS,
-        SYSCALL_ADD_RULE,
-        SYSCALL_CREATE_RULESET,
-        SYSCALL_RESTRICT_SELF,
-    )
+    from landlock.plumbing import PR_SET_NO_NEW_PRIVS, SYSCALL_ADD_RULE, SYSCALL_CREATE_RULESET, SYSCALL_RESTRICT_SELF
 except ImportError:  # a worker under another interpreter (make drift) has only torch and numpy
     PR_SET_NO_NEW_PRIVS, SYSCALL_CREATE_RULESET, SYSCALL_ADD_RULE, SYSCALL_RESTRICT_SELF = 38, 444, 445, 446
 
