@@ -16,8 +16,6 @@ from snippet_runner import defaults
 from snippet_runner.errors import SetupError
 from snippet_runner.markdown.run_lines import find_includes
 
-PLUGIN = defaults.PLUGIN
-
 
 @dataclass(frozen=True)
 class PdfTarget:
@@ -98,9 +96,9 @@ class Project:
             config = load_config(str(config_file))
         except ConfigurationError as error:
             raise SetupError(str(config_file), str(error)) from None
-        plugin = config.plugins.get(PLUGIN)
+        plugin = config.plugins.get(defaults.PLUGIN)
         if plugin is None:
-            raise SetupError(str(config_file), f"does not list the {PLUGIN} plugin")
+            raise SetupError(str(config_file), f"does not list the {defaults.PLUGIN} plugin")
         return cls.from_config(config, plugin.config)
 
     # -- names -------------------------------------------------------------------------------

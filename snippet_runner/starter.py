@@ -4,57 +4,23 @@ example, and a ``.gitignore`` for everything a build writes. It never overwrites
 
 from __future__ import annotations
 
+import string
 import sys
 from pathlib import Path
 
 from snippet_runner import defaults
 
+TEMPLATES = Path(__file__).with_name("starter_project")
+# where each template is written: named otherwise in the package, where a .gitignore or a module would act
+NAMES = {
+    "mkdocs.yml": "mkdocs.yml",
+    "docs/index.md": "index.md",
+    "snippets/index/first_gradient.py": "first_gradient.py.txt",
+    ".gitignore": "gitignore",
+}
 FILES = {
-    "mkdocs.yml": f"""\
-site_name: My chapter
-strict: true
-theme:
-  name: material
-  font: false  # no Google Fonts: the site reads offline
-plugins:
-  - search
-  - {defaults.PLUGIN}  # runs each {{{{ run ... }}}} line's example, confined, against its approved output
-  - print-page-ids  # unique ids on print-site's page; listed before print-site, which must be last
-  - print-site:  # one page of every page, printed to the PDF by `python -m snippet_runner site`
-      add_cover_page: false
-      path_to_pdf: pdf/chapter.pdf
-      add_print_site_banner: false
-markdown_extensions:
-  - admonition
-  - pymdownx.details
-  - pymdownx.highlight
-  - pymdownx.superfences
-""",
-    "docs/index.md": """\
-# My chapter
-
-A gradient, computed by PyTorch and printed by a real run of the example below.
-
-{{ run index/first_gradient.py }}
-""",
-    "snippets/index/first_gradient.py": """\
-import torch
-
-x = torch.tensor(2.0, requires_grad=True)
-y = x**2
-y.backward()
-print(x.grad)
-""",
-    ".gitignore": """\
-# what the engine and MkDocs write: the built site, a build's staging and retired folders and its
-# lock, the caches (snippets, notebooks, PDF, the execution report), Python's bytecode
-/site/
-/site.*/
-/.site.lock
-.cache/
-__pycache__/
-.pytest_cache/
-""",
+    name: string.Template((TEMPLATES / template).read_text(encoding="utf-8")).substitute(plugin=defaults.PLUGIN)
+    for name, template in NAMES.items()
 }
 
 

@@ -10,6 +10,7 @@ the last digits move. The build never passes a tolerance.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import math
@@ -93,11 +94,9 @@ def unified(first: str, second: str, fromfile: str, tofile: str) -> str:
 
 def write(expected_path: Path, actual: str) -> bool:
     """Approve ``actual``; return whether the file changed (not when only the build it names did)."""
-    try:
+    with contextlib.suppress(FileNotFoundError):
         if same(expected_path.read_bytes().decode("utf-8"), actual, ("", "")).approved:
             return False
-    except FileNotFoundError:
-        pass
     expected_path.write_text(actual, encoding="utf-8")
     return True
 

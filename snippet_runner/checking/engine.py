@@ -103,11 +103,8 @@ class Engine:
 
     def begin_build(self) -> None:
         """Forget what the last build read (files may have changed since); keep the warm worker."""
-        self.records.clear()
-        self.drawings.clear()
-        self._prefetched.clear()
-        self._hits.clear()
-        self._memo.clear()
+        for held in (self.records, self.drawings, self._prefetched, self._hits, self._memo):
+            held.clear()
 
     @property
     def runner(self) -> Runner:

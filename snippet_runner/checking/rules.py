@@ -49,16 +49,14 @@ def _then_spelling(rule: Callable[P, R]) -> Callable[P, R]:
             raise
         except SnippetError as error:
             failure = error
-        if (hint := spec.misspelled_setting(snippet.source)) is None:
-            return found if failure is None else _raise(failure)
+        if (hint := spec.misspelled_setting(snippet.source)) is None and failure is not None:
+            raise failure
+        if hint is None:
+            return found
         then = f"; the run then failed: {failure.location}: {failure.message}" if failure is not None else ""
         raise SnippetError(snippet.loc(hint[0]), hint[1] + then, detail=failure.detail if failure else "") from None
 
     return checked
-
-
-def _raise(error: SnippetError) -> NoReturn:
-    raise error
 
 
 @_then_spelling
@@ -136,9 +134,7 @@ def check_exception(snippet: spec.Snippet, result: RunResult) -> RaisedError | N
         raise SnippetError(where, f"raised an unexpected {error.type}: {error.message}", detail=tail)
     if expected.type_name not in (error.type, error.qualified) or expected.fragment not in error.message:
         raise DeclaredErrorChanged(
-            where,
-            f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}",
-            detail=tail,
+            where, f"was declared to raise {expected.describe()} but raised {error.type}: {error.message}", detail=tail
         )
     return error
 
@@ -226,7 +222,4 @@ def _snippet_stack(stack: str, path: Path) -> str:
 
 def _innermost_line(stack: str, path: Path) -> int | None:
     """faulthandler lists the most recent call first: the first frame in the snippet wins."""
-    for match in _STACK_LINE.finditer(stack):
-        if match["file"] == str(path):
-            return int(match["line"])
-    return None
+    return next((int(m["line"]) for m in _STACK_LINE.finditer(stack) if m["file"] == str(path)), None)

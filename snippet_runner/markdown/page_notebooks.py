@@ -24,6 +24,7 @@ FOLDER = "downloads"
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold: no build time in the bytes
 TRACEBACK = "Traceback (most recent call last):\n"
+README = Path(__file__).with_name("archive_readme.txt")  # the zip's README.txt, filled in by for_project
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
             notebooks.append(built)
     shown = list(project.shown())
     example = PurePosixPath(shown[0] if shown else "page/example.py")
-    readme = README.format(
+    readme = README.read_text(encoding="utf-8").format(
         **{name: _pinned(project.root, name) for name in ("torch", "nbval")},
         site_name=project.site_name,
         folder=example.parent,
@@ -157,27 +158,3 @@ def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path,
             info.create_system = 3  # Unix, whatever machine builds it
             bundle.writestr(info, entries[name], compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
     return buffer.getvalue()
-
-
-README = """The examples of "{site_name}", with their approved outputs.
-
-examples/<page>/<example>.py   an example, exactly as the page shows it (plus the
-                               "# snippet:" lines the build reads; Python ignores them)
-examples/<page>/<example>.out  what it printed when the site was built
-notebooks/<page>.ipynb         each page's examples as a notebook, with those outputs
-
-Outputs were printed by torch {torch} (CPU build). To get the same build on Linux:
-
-    python -m venv venv && . venv/bin/activate
-    pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu
-    pip install numpy
-
-Run one example from its folder and compare:
-
-    cd examples/{folder} && python {example}.py && cat {example}.out
-
-Check a notebook's outputs (nbval compares every cell tagged nbval-check-output):
-
-    pip install nbval=={nbval} ipykernel
-    pytest --nbval-lax notebooks/{notebook}
-"""

@@ -405,10 +405,7 @@ class _Walk:
             return None
         if hasattr(parent, "variable"):
             return self.names.get(id(parent.variable))
-        for name, tensor in self.named:
-            if tensor.grad_fn is parent and self.names.get(id(tensor)) == name:
-                return name
-        return None
+        return next((n for n, t in self.named if t.grad_fn is parent and self.names.get(id(t)) == n), None)
 
 
 def _factors(node, input_name) -> dict[int, str]:

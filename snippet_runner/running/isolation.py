@@ -18,12 +18,7 @@ import struct
 import time
 
 try:
-    from landlock.plumbing import (
-        PR_SET_NO_NEW_PRIVS,
-        SYSCALL_ADD_RULE,
-        SYSCALL_CREATE_RULESET,
-        SYSCALL_RESTRICT_SELF,
-    )
+    from landlock.plumbing import PR_SET_NO_NEW_PRIVS, SYSCALL_ADD_RULE, SYSCALL_CREATE_RULESET, SYSCALL_RESTRICT_SELF
 except ImportError:  # a worker under another interpreter (make drift) has only torch and numpy
     PR_SET_NO_NEW_PRIVS, SYSCALL_CREATE_RULESET, SYSCALL_ADD_RULE, SYSCALL_RESTRICT_SELF = 38, 444, 445, 446
 
@@ -179,8 +174,7 @@ def enter_user_namespace(also: int) -> None:
     uid, gid = os.geteuid(), os.getegid()
     _check(libc.unshare(CLONE_NEWUSER | also), "unshare(CLONE_NEWUSER)")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as proc:  # one write(2), as the kernel requires
-            proc.write(text)
+        _write(f"/proc/self/{name}", text)  # one write(2), as the kernel requires
 
 
 def join_new_session_keyring() -> None:
@@ -282,7 +276,7 @@ def _hierarchy(controller: str) -> tuple[str, str, bool]:
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w") as out:  # one write(2), as cgroup files need
+    with open(path, "w") as out:  # one write(2), as cgroup and /proc/self/*_map files need
         out.write(text)
 
 

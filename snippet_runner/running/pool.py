@@ -80,20 +80,14 @@ class _Process:
         self.buffer = b""
         self.spawned = time.perf_counter()
 
-    def send_warm(self, names: tuple[str, ...]) -> None:
-        """The worker's first message: what it warms once its preloads are imported (warmup.py)."""
-        self.send_line(json.dumps(list(names)))
-
     def send_line(self, line: str) -> None:
         """One message: its length in bytes on a line, then it (the worker reads no further)."""
         stdin = self.proc.stdin
         assert stdin is not None  # the process is started with stdin=PIPE
         data = line.encode()
-        try:
+        with contextlib.suppress(BrokenPipeError):  # noticed as EOF by receive()
             stdin.write(b"%d\n%s" % (len(data), data))
             stdin.flush()
-        except BrokenPipeError:
-            pass  # noticed as EOF by receive()
 
     def receive(self, timeout: float, limit: int) -> protocol.Message | None:
         """The next message within ``timeout``; ``ProtocolError`` for a line over ``limit`` or not one."""
@@ -240,7 +234,8 @@ class Runner:
     def _ensure_process(self) -> _Process:
         if self._process is None:
             process = _Process(self.preload, self._scratch, self.env, self.python)
-            process.send_warm(self.warm() if self.warm is not None else ())
+            # its first message: what it warms once its preloads are imported (warmup.py)
+            process.send_line(json.dumps(list(self.warm() if self.warm is not None else ())))
             self._process = process
             self.workers_started += 1
         return self._process

@@ -32,6 +32,7 @@ it, and ``tests/builds/test_safety.py`` fails unless ``SNIPPETS_SANDBOX_MAY_BE_W
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -195,20 +196,15 @@ class Sandbox:
 
     def prepare(self, limits: Limits) -> None:
         """In the worker, just before it forks the child that runs a snippet."""
-        processes, disk, shm = limits.processes, limits.disk, limits.shm
         if self.isolated.namespaces:
-            folders = (
-                (str(self.scratch), disk, 0o700),
-                ("/dev/shm", shm, 0o1777),
-                (str(self._reports), REPORT_LIMIT, 0o700),
-            )
-            for path, size, mode in folders:
+            folders = ((str(self.scratch), limits.disk, 0o700), ("/dev/shm", limits.shm, 0o1777))
+            for path, size, mode in (*folders, (str(self._reports), REPORT_LIMIT, 0o700)):
                 isolation.mount_tmpfs(path, size, max(size // _TMPFS_INODE, 16), mode)
                 self._mounted.append(path)
         if self.isolated.memory is not None:
             self._killed = self.isolated.memory.kills()
         if self.isolated.cgroup is not None:
-            self.isolated.cgroup.set_max(self.isolated.cgroup.current() + processes)
+            self.isolated.cgroup.set_max(self.isolated.cgroup.current() + limits.processes)
             self._refused = self.isolated.cgroup.refusals()
         elif self.isolated.nproc:
             self._tasks = len(os.listdir("/proc/self/task"))
@@ -229,8 +225,7 @@ class Sandbox:
 
     def confine(self, path: str, limits: Limits) -> None:
         """Apply every limit to this (forked) process, for the rest of its life."""
-        memory, output, processes, disk, shm = limits.memory, limits.output, limits.processes, limits.disk, limits.shm
-        folder = os.path.dirname(path)
+        folder, memory, output = os.path.dirname(path), limits.memory, limits.output
         if self.isolated.memory is not None:  # first: every page it touches from here on counts, of any kind
             self.isolated.memory.enter(memory)
         if self.isolated.namespaces:
@@ -240,14 +235,14 @@ class Sandbox:
             for listing in ("/proc/keys", "/proc/key-users"):  # the names of the build user's keys: not its
                 if os.path.exists(listing):
                     isolation.mount("/dev/null", listing, None, isolation.MS_BIND)
-            memory = max(memory - disk - shm, 0)  # its tmpfs folders are kept in memory
+            memory = max(memory - limits.disk - limits.shm, 0)  # its tmpfs folders are kept in memory
         if self.isolated.memory is None:
             _limit_memory(memory)
         isolation.join_new_session_keyring()
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (output + 1, max(output + 1, REPORT_LIMIT)))
         if self.isolated.nproc:
-            resource.setrlimit(resource.RLIMIT_NPROC, (self._tasks + processes,) * 2)
+            resource.setrlimit(resource.RLIMIT_NPROC, (self._tasks + limits.processes,) * 2)
         os.environ["TMPDIR"] = os.environ["HOME"] = str(self.scratch)
         tempfile.tempdir = str(self.scratch)
         sys.dont_write_bytecode = True  # a local module's .pyc would land in the project
@@ -307,7 +302,7 @@ class Sandbox:
             isolation.unmount(self._mounted.pop())
         if self.isolated.namespaces:
             return
-        try:
+        with contextlib.suppress(OSError):
             for entry in os.scandir(self.scratch):
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)
@@ -315,8 +310,6 @@ class Sandbox:
                     os.unlink(entry.path)
             if not os.listdir(self.scratch) and _owner(os.stat(self.scratch)) == self._as_made:
                 return
-        except OSError:
-            pass
         self.close()
         self._make()
 
@@ -399,11 +392,8 @@ def _owner(st: os.stat_result) -> tuple[int, int, int]:
 
 def _limit_memory(memory: int) -> None:
     """RLIMIT_AS: the child's address space (from ``statm``, far shorter to format than ``status``) plus ``memory``."""
-    fd = os.open("/proc/self/statm", os.O_RDONLY)
-    try:
-        have = int(os.read(fd, 256).split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    finally:
-        os.close(fd)
+    with open("/proc/self/statm", "rb") as statm:
+        have = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     ceiling = have + min(memory, int(physical_memory() * 0.9))
     resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
 

@@ -60,14 +60,10 @@ class Cell:
     source: str
 
 
-def approved_rel(rel: str) -> str:
-    """The one place that decides ``page/example.py`` is approved by ``page/example.out``."""
-    return rel.removesuffix(".py") + ".out"
-
-
-def approved_pictures_rel(rel: str) -> str:
-    """``page/example.pictures.json``: the approved data of the pictures ``page/example.py`` shows."""
-    return rel.removesuffix(".py") + ".pictures.json"
+def approved_rel(rel: str, suffix: str = ".out") -> str:
+    """The one place that decides ``page/example.py`` is approved by ``page/example.out``, and the data
+    of the pictures it shows by ``page/example.pictures.json`` (``suffix``)."""
+    return rel.removesuffix(".py") + suffix
 
 
 @dataclass(frozen=True)
@@ -93,11 +89,11 @@ class Snippet:
 
     @property
     def expected_pictures_path(self) -> Path:
-        return self.path.parent / Path(approved_pictures_rel(self.rel)).name
+        return self.path.parent / Path(approved_rel(self.rel, ".pictures.json")).name
 
     @property
     def approved_pictures_name(self) -> str:
-        return f"{self.folder}/{approved_pictures_rel(self.rel)}"
+        return f"{self.folder}/{approved_rel(self.rel, '.pictures.json')}"
 
     def loc(self, line: int = 1) -> str:
         return f"{self.folder}/{self.rel}:{line}"

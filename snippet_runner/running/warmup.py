@@ -19,6 +19,7 @@ has no "initialize everything" call.)
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import sys
 import warnings
@@ -110,7 +111,7 @@ def _resolve(name: str):
 
 def _rehearse(cls: type, torch) -> None:
     """Use once what sets itself up on first use: an optimizer (stepped and zeroed), an argument-less module."""
-    try:
+    with contextlib.suppress(Exception):  # one that needs arguments we cannot guess is left to the snippet
         if issubclass(cls, torch.optim.Optimizer) and cls is not torch.optim.Optimizer:
             parameter = torch.zeros(1, requires_grad=True)
             try:
@@ -122,5 +123,3 @@ def _rehearse(cls: type, torch) -> None:
             optimizer.zero_grad()
         elif issubclass(cls, torch.nn.Module):
             cls()
-    except Exception:  # noqa: BLE001 - it needs arguments we cannot guess: left to the snippet
-        pass

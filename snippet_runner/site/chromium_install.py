@@ -18,10 +18,7 @@ from pathlib import Path
 from snippet_runner.site import chromium
 
 OS_RELEASE = Path("/etc/os-release")
-PACKAGES = {
-    "debian": ("chromium-headless-shell", "fonts-liberation"),
-    "ubuntu": ("chromium", "fonts-liberation"),
-}
+PACKAGES = {"debian": ("chromium-headless-shell", "fonts-liberation"), "ubuntu": ("chromium", "fonts-liberation")}
 ELSEWHERE = (
     "install Google Chrome or Chromium (on macOS: Google Chrome's installer, or `brew install --cask chromium`),"
     f" then point {chromium.ENV_VAR} at its binary, for example"

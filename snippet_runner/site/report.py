@@ -5,6 +5,7 @@ of ``site/`` (``Project.report_path``); ``make serve`` serves it at :data:`SERVE
 
 from __future__ import annotations
 
+import string
 from html import escape
 from pathlib import Path
 
@@ -35,40 +36,9 @@ def write(path: Path, records: list[RunRecord], shown: dict[str, list[str]], sni
         for r in rows
     )
     total = sum(r.seconds for r in rows)
-    page = f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Execution report</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; background: #fff; }}
-table {{ border-collapse: collapse; }}
-th, td {{ border-bottom: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }}
-td.n {{ text-align: right; font-variant-numeric: tabular-nums; }}
-.scroll {{ overflow-x: auto; }}
-</style>
-</head>
-<body>
-<main>
-<h1>Execution report</h1>
-<p>{len(rows)} snippets and notebooks in this build: {len(ran)} ran, {len(rows) - len(ran)} came from the cache.
-Their run times add up to {total:.2f} s (a cached one shows the time of the run that made its cache entry).
-Slowest first.</p>
-<div class="scroll" tabindex="0" role="region" aria-label="Snippets and their costs">
-<table>
-<thead><tr><th scope="col">Snippet</th><th scope="col">Shown on</th><th scope="col">This build</th>
-<th scope="col">Run time (ms)</th><th scope="col">Peak memory growth (MB)</th><th scope="col">Output (bytes)</th></tr></thead>
-<tbody>
-{body}
-</tbody>
-</table>
-</div>
-</main>
-</body>
-</html>
-"""
+    page = string.Template((Path(__file__).parent / "report.html").read_text(encoding="utf-8")).substitute(
+        count=len(rows), ran=len(ran), cached=len(rows) - len(ran), total=f"{total:.2f}", body=body
+    )
     if not path.is_file() or path.read_text(encoding="utf-8") != page:  # rewrite only what changed
         write_atomic(path, page)
     return path
