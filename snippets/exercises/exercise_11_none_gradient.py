@@ -99,6 +99,9 @@ for name, value in [("A: w_a", w_a), ("B: w_b", w_b),
 #
 # $$
 # \frac{\partial L}{\partial w} = \frac{2}{3} \sum_i r_i x_i
+# $$
+#
+# $$
 # = \frac{2}{3}(-1 - 3 - 6) = -6.6667,
 # $$
 #

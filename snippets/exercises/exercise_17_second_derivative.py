@@ -52,7 +52,15 @@ print("by hand:", 4 * 2 ** 3 - 6 * 2, 12 * 2 ** 2 - 6, 24 * 2)
 # ## What happened
 #
 # $$
-# f'(x) = 4x^3 - 6x, \qquad f''(x) = 12x^2 - 6, \qquad f'''(x) = 24x,
+# f'(x) = 4x^3 - 6x,
+# $$
+#
+# $$
+# f''(x) = 12x^2 - 6,
+# $$
+#
+# $$
+# f'''(x) = 24x,
 # $$
 #
 # so at $x = 2$ the three derivatives are 20, 42 and 48.

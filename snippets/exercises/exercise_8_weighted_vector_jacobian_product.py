@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Exercise 8: A weighted vector-Jacobian product
+# # Exercise 8: Weighting the outputs in backward(v)
 #
 # **Level:** Intermediate
 #

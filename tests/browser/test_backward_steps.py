@@ -26,7 +26,7 @@ from .player import LIT, approved, expected, figure_id
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN_RULE = ("chain-rule.html", "chain_rule/autograd_check")
-FAN_OUT = ("computational-graph.html", "computational_graph/fan_out")
+FAN_OUT = ("computational-graph.html", "computational_graph/used_twice")
 
 
 def state(figure) -> dict:
