@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Exercise 8: Weighting the outputs in backward(v)
+# # Exercise 8: A weighted backward(v)
 #
 # **Level:** Intermediate
 #
