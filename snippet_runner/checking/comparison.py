@@ -101,11 +101,11 @@ def write(expected_path: Path, actual: str) -> bool:
     return True
 
 
-# -- pictures: their data, one node, edge or series per line for a diff; none shown, no file --------
-
-
 def pictures_text(pictures) -> str:
-    """The approved form of a run's pictures (``messages.Picture``s): "" when there are none."""
+    """The approved form of a run's pictures (``messages.Picture``s), "" when none.
+
+    One node, edge or series per line, so that a diff of the file shows what changed.
+    """
     if not pictures:
         return ""
     return _readable([picture.data for picture in pictures]) + "\n"
