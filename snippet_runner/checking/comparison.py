@@ -36,6 +36,7 @@ class Verdict:
     diff: str = ""
     builds: str = ""  # approved as another build of the same release: which build each names
     close: bool = False  # approved only within a tolerance: some number differs (``diff`` shows which)
+    parts: tuple[Verdict, ...] = ()  # when :func:`merged`: the output's verdict, then the pictures'
 
     @property
     def kind(self) -> str:
@@ -150,4 +151,5 @@ def merged(output: Verdict, pictures: Verdict) -> Verdict:
         diff=output.diff + pictures.diff,
         builds=output.builds,
         close=output.close or pictures.close,
+        parts=(output, pictures),
     )
