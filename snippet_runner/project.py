@@ -61,8 +61,6 @@ class Project:
                     "print-site path_to_pdf", f"{self.pdf.path!r} must be a relative path to a .pdf inside the site"
                 )
 
-    # -- construction ----------------------------------------------------------------------
-
     @classmethod
     def from_config(cls, mkdocs_config, plugin_config) -> Project:
         """From MkDocs' validated configuration; paths are relative to ``mkdocs.yml``'s folder."""
@@ -101,8 +99,6 @@ class Project:
             raise SetupError(str(config_file), f"does not list the {defaults.PLUGIN} plugin")
         return cls.from_config(config, plugin.config)
 
-    # -- names -------------------------------------------------------------------------------
-
     def shown_path(self, path: Path) -> str:
         """A path as messages show it: relative to the project, with forward slashes."""
         try:
@@ -124,8 +120,6 @@ class Project:
     def snippets_name(self) -> str:
         """The snippets folder as messages name it (``snippets``)."""
         return self.shown_path(self.snippets_dir)
-
-    # -- what the site shows ------------------------------------------------------------------
 
     def pages(self) -> list[Path]:
         return sorted(self.docs_dir.rglob("*.md"))
@@ -158,8 +152,6 @@ class Project:
     def snippet_files(self) -> list[str]:
         """Every ``.py`` file in the snippets folder, relative to it, sorted."""
         return sorted(p.relative_to(self.snippets_dir).as_posix() for p in self.snippets_dir.rglob("*.py"))
-
-    # -- the engine ---------------------------------------------------------------------------
 
     def for_build(self, serving: bool = False) -> tuple[str, bool]:
         """``(approval, execute)`` from the settings and ``SNIPPETS_APPROVAL``/``SNIPPETS_EXECUTE``;

@@ -23,34 +23,24 @@ from snippet_runner import pythons
 from snippet_runner.checking.comparison import CLOSE, DIFFERS, SAME
 from snippet_runner.checking.engine import Engine
 from snippet_runner.errors import SetupError, SnippetError
+from snippet_runner.markdown.run_lines import fenced_blocks
 from snippet_runner.project import Project
 
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$")
 ERROR = "error"
 
 
 def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
-    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run, un-indented."""
-    found = []
+    """``(page:line, fence kind, code)`` for each python fence pytest-markdown-docs would run, un-indented;
+    a fence closes only at its own opening's backticks, as the fences of this project are written."""
     lines = page.read_text(encoding="utf-8").splitlines()
-    index = 0
-    while index < len(lines):
-        match = FENCE_OPEN.match(lines[index])
-        if not match:
-            index += 1
-            continue
-        indent, fence, info = match["indent"], match["fence"], match["info"].strip()
-        end = index + 1
-        while end < len(lines) and lines[end].strip() != fence:
-            end += 1
-        words = re.findall(r"[\w.-]+", info)
-        language = words[0].lstrip(".") if words else ""
+    found = []
+    for opened, start, end in fenced_blocks(lines, closes=lambda fence, line: line.strip() == fence):
+        words = re.findall(r"[\w.-]+", opened["info"])
+        language = words[0].lstrip(".") if words and opened["fence"][0] == "`" else ""
         if language in ("python", "py") and "notest" not in words and "continuation" not in words:
-            body = "\n".join(
-                line[len(indent) :] if line.startswith(indent) else line for line in lines[index + 1 : end]
-            )
-            found.append((f"{shown}:{index + 1}", language, body + "\n"))
-        index = end + 1
+            indent = opened["indent"]
+            code = "\n".join(line.removeprefix(indent) for line in lines[start + 1 : end])
+            found.append((f"{shown}:{start + 1}", language, code + "\n"))
     return found
 
 

@@ -36,6 +36,7 @@ class Verdict:
     diff: str = ""
     builds: str = ""  # approved as another build of the same release: which build each names
     close: bool = False  # approved only within a tolerance: some number differs (``diff`` shows which)
+    parts: tuple[Verdict, ...] = ()  # when :func:`merged`: the output's verdict, then the pictures'
 
     @property
     def kind(self) -> str:
@@ -101,11 +102,11 @@ def write(expected_path: Path, actual: str) -> bool:
     return True
 
 
-# -- pictures: their data, one node, edge or series per line for a diff; none shown, no file --------
-
-
 def pictures_text(pictures) -> str:
-    """The approved form of a run's pictures (``messages.Picture``s): "" when there are none."""
+    """The approved form of a run's pictures (``messages.Picture``s), "" when none.
+
+    One node, edge or series per line, so that a diff of the file shows what changed.
+    """
     if not pictures:
         return ""
     return _readable([picture.data for picture in pictures]) + "\n"
@@ -150,4 +151,5 @@ def merged(output: Verdict, pictures: Verdict) -> Verdict:
         diff=output.diff + pictures.diff,
         builds=output.builds,
         close=output.close or pictures.close,
+        parts=(output, pictures),
     )

@@ -99,8 +99,6 @@ class Engine:
         # cache key -> what run() gave in this build: a snippet checked, then rendered, runs once
         self._memo: dict[str, Outcome | SnippetError] = {}
 
-    # -- public API ----------------------------------------------------------------------------
-
     def begin_build(self) -> None:
         """Forget what the last build read (files may have changed since); keep the warm worker."""
         for held in (self.records, self.drawings, self._prefetched, self._hits, self._memo):
@@ -222,8 +220,6 @@ class Engine:
         if self.runner.protections_off:
             line += "\nSandbox protections that are OFF on this machine: " + "; ".join(self.runner.protections_off)
         return printable(line)
-
-    # -- internals -----------------------------------------------------------------------------
 
     def _new_runner(self) -> Runner:
         return Runner(self.preload, self._worker_env, python=self._python, warm=self.warm_names)

@@ -1,15 +1,14 @@
 """What is not yet approved about a run that ``make serve`` shows anyway, and what approving it writes.
 
 The page's notice and the terminal's line both say which approved files ``python -m snippet_runner accept`` would
-create, rewrite or remove; one place decides it, from the engine's own comparisons
-(:mod:`snippet_runner.checking.comparison`), so the two always agree.
+create, rewrite or remove; one place decides it, from the verdicts the engine's rules gave the run
+(:func:`snippet_runner.checking.rules.check_approved`), so the two always agree and nothing is compared twice.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippet_runner.checking import comparison
 from snippet_runner.checking.engine import Outcome
 
 
@@ -39,17 +38,16 @@ class Pending:
 
 
 def pending(outcome: Outcome) -> Pending | None:
-    """What approving ``outcome`` would write, or None if it is approved (or was not run)."""
+    """What approving ``outcome`` would write, or None if it is approved (or was not run); from the
+    two verdicts the rules gave it (only ``warn`` mode returns one that is not approved, merged)."""
     if outcome.verdict is None or outcome.verdict.approved:
         return None
     snippet = outcome.snippet
     new: list[str] = []
     changed: list[str] = []
     removed: list[str] = []
-    output = comparison.compare(snippet.expected_output_path, outcome.output, snippet.approved_name)
-    drawn = comparison.pictures_text(outcome.pictures)
-    pictures = comparison.compare_pictures(snippet.expected_pictures_path, drawn, snippet.approved_pictures_name)
-    files = ((output, snippet.approved_name, True), (pictures, snippet.approved_pictures_name, drawn))
+    output, pictures = outcome.verdict.parts
+    files = ((output, snippet.approved_name, True), (pictures, snippet.approved_pictures_name, outcome.pictures))
     for verdict, name, shown in files:
         if verdict.missing:
             new.append(name)

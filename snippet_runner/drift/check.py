@@ -70,9 +70,6 @@ class Record:
         return self.data["snippets"][rel]["result"]
 
 
-# -- the examples, and what an outcome is --------------------------------------------------------
-
-
 def fingerprint(snippets_dir: Path, rel: str) -> dict:
     """Hashes of the example's code (and local modules) and approved output: stale when they change."""
     snippet = spec.load(snippets_dir, rel)
@@ -118,9 +115,6 @@ def classify(engine: Engine, rel: str, label: str) -> dict:
         if line not in approved:
             entry = {"result": "error-changed", "message": line, "diff": diff}
     return entry
-
-
-# -- making a record -----------------------------------------------------------------------------
 
 
 def record(root: Path, python: str, label: str, project: Project | None = None) -> dict:
@@ -201,9 +195,6 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-# -- the isolated environment --------------------------------------------------------------------
-
-
 def ensure_environment(root: Path, version: str, index_url: str | None = None) -> Path:
     """The Python of ``.cache/drift/venv-<version>``, with torch==version installed; made once."""
     venv = Path(root) / VENVS_DIR / f"venv-{version}"
@@ -282,9 +273,6 @@ def _install_failure(version: str, text: str, log: Path) -> str:
     return f"cannot install torch=={version}: {why}. No record was written (pip's full log: {log})."
 
 
-# -- reading records back ------------------------------------------------------------------------
-
-
 def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | None = None) -> list[Record]:
     """Every ``drift/torch-*.json``, checked: ``DriftError`` names the first bad one (not JSON, a
     wrong checksum or name, an example gone). Examples changed since are *stale*, missing ones
@@ -346,9 +334,6 @@ def _lines(value) -> bool:
 
 def version_key(label: str) -> tuple:
     return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.+]", label))
-
-
-# -- command line --------------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ DIRECTIVE = re.compile(
 )
 LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*\{\{|\{\{\s*run\b")
 INLINE_CODE = re.compile(r"(`+).+?\1")
-FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 SYNTAX = '{{ run <page>/<file>.py }} or {{ run <page>/<file>.py predict="<question>" }}'
 
 
@@ -34,19 +34,31 @@ class Include:
     question: str | None = None  # "Predict, then run": the output folds under it, for after an answer
 
 
+def _closes(fence: str, line: str) -> bool:
+    """CommonMark's closing rule: a fence of the same character, at least as long."""
+    closing = FENCE.match(line)
+    return closing is not None and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence)
+
+
+def fenced_blocks(
+    lines: list[str], closes: Callable[[str, str], bool] = _closes
+) -> Iterator[tuple[re.Match, int, int]]:
+    """Each fenced block: its opening line's match, that line's index and the index of the line that
+    closes it by ``closes(fence, line)`` (``len(lines)`` if none does); its lines are no Markdown."""
+    index = 0
+    while index < len(lines):
+        if opened := FENCE.match(lines[index]):
+            end = next((i for i in range(index + 1, len(lines)) if closes(opened["fence"], lines[i])), len(lines))
+            yield opened, index, end
+            index = end
+        index += 1
+
+
 def outside_fences(markdown: str) -> Iterator[tuple[int, str]]:
     """Each line of the page outside fenced code blocks, with its line number."""
-    fence: str | None = None
-    for number, line in enumerate(markdown.splitlines(), start=1):
-        opened = FENCE.match(line)
-        if fence is not None:
-            if opened and opened["fence"][0] == fence[0] and len(opened["fence"]) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened["fence"]
-            continue
-        yield number, line
+    lines = markdown.splitlines()
+    inside = {i for _, start, end in fenced_blocks(lines) for i in range(start, end + 1)}
+    return ((number, line) for number, line in enumerate(lines, start=1) if number - 1 not in inside)
 
 
 def find_includes(markdown: str, page: str) -> list[Include]:

@@ -229,8 +229,6 @@ class Runner:
             self._process = None
         scratch_dirs.remove(self._scratch)
 
-    # -- internals ---------------------------------------------------------------------------
-
     def _ensure_process(self) -> _Process:
         if self._process is None:
             process = _Process(self.preload, self._scratch, self.env, self.python)

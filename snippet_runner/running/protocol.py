@@ -127,9 +127,6 @@ class ProtocolError(ValueError):
     """A line, report or cache entry that is not exactly one of these messages."""
 
 
-# -- wire format -----------------------------------------------------------------------------
-
-
 def dumps(message: Message | SelfReport) -> str:
     # vars() rather than dataclasses.asdict, which deep-copies every field
     return json.dumps({"kind": type(message).__name__, **vars(message)}, default=vars)

@@ -357,3 +357,13 @@ def test_a_cpu_build_is_read_from_its_metadata_and_torch_is_imported_only_to_che
     read = check._probe(str(wrapper), load=False)
     assert read == {"python": platform.python_version(), "torch": metadata.version("torch"), "cuda_available": False}
     assert check._probe(str(wrapper))["error"] == "ImportError: imported"
+
+
+def test_the_report_links_an_example_shown_on_two_pages_to_the_first(tmp_path):
+    from snippet_runner.plugins.drift.plugin import report
+
+    data = {"torch": "9.9.9", "torch_build": "9.9.9", "python": "3.11", "cuda_available": False}
+    data |= {"compared_with": "2.0", "snippets": {"a/x.py": {"result": "differs", "diff": ["-1", "+2"]}}}
+    pages = {"first.md": ["a/x.py"], "second.md": ["a/x.py"]}
+    text = report([drift.Record(tmp_path / "r.json", data)], "2.0", pages, {"first.md": "First"}, "which.md")
+    assert "| `a/x.py` | [First](first.md) |" in text

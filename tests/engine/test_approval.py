@@ -4,6 +4,7 @@ import pytest
 
 from snippet_runner import Engine, SnippetError
 from snippet_runner.checking.accept import HASH_SEEDS, approve
+from snippet_runner.checking.pending import pending
 
 
 @pytest.fixture
@@ -112,3 +113,21 @@ def test_an_approved_output_that_is_not_utf8_names_the_file_and_byte(write_snipp
     with pytest.raises(SnippetError) as caught:
         run("page/hello.py", "strict")
     assert str(caught.value).startswith("snippets/page/hello.out:1: is not UTF-8: byte 0xff at offset 3")
+
+
+def test_pending_names_what_accepting_writes_rewrites_and_removes(write_snippet, run):
+    """The serve notice's account, from the verdicts the rules gave the run (nothing compared again)."""
+    path = write_snippet("page/hello.py", "print('hello, world')\n")
+    path.with_suffix(".out").write_text("hello\n")
+    path.with_suffix(".pictures.json").write_text("[]\n")  # approved pictures this run no longer shows
+    waiting = pending(run("page/hello.py", "warn"))
+    assert waiting is not None and waiting.kind == "changed"
+    assert waiting.effects() == "rewrites snippets/page/hello.out and removes snippets/page/hello.pictures.json"
+    write_snippet("page/new.py", "print('new')\n")
+    assert pending(run("page/new.py", "warn")).line() == (
+        "Not yet approved (new): snippets/page/new.py; `python -m snippet_runner accept page/new.py`"
+        " writes snippets/page/new.out"
+    )
+    path.with_suffix(".out").write_text("hello, world\n")
+    path.with_suffix(".pictures.json").unlink()
+    assert pending(run("page/hello.py", "warn")) is None

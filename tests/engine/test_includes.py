@@ -37,3 +37,18 @@ def test_a_predict_question_is_read_from_the_include_line():
 def test_a_malformed_predict_question_is_refused(line):
     with pytest.raises(SnippetError, match="malformed include"):
         find_includes(f"# T\n\n{line}\n", "docs/a.md")
+
+
+def test_the_fences_verify_runs_are_those_the_include_scanner_skips(tmp_path):
+    """One scanner, two closing rules: the includes' (CommonMark) and verify's (the opening's own backticks)."""
+    from snippet_runner.verify import fences
+
+    page = tmp_path / "a.md"
+    page.write_text(
+        "~~~text\n```python\nnot_run()\n```\n~~~\n"  # a fence shown inside a tilde fence is text
+        "!!! tip\n    ```py\n    x = 1\n    ```\n"
+        "```python notest\nskipped()\n```\n"
+        "{{ run a/one.py }}\n"
+    )
+    assert fences(page, "docs/a.md") == [("docs/a.md:7", "py", "x = 1\n")]
+    assert [i.line for i in find_includes(page.read_text(), "docs/a.md")] == [13]

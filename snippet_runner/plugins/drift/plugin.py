@@ -70,10 +70,7 @@ def report(
     records: list[Record], printed_by: str, pages: dict[str, list[str]], titles: dict[str, str], here: str
 ) -> str:
     """The Markdown that replaces ``MARKER`` on the report page ``here`` (docs-relative)."""
-    page_of: dict[str, str] = {}
-    for page, rels in pages.items():
-        for rel in rels:
-            page_of.setdefault(rel, page)
+    page_of = {rel: page for page, rels in reversed(pages.items()) for rel in rels}  # an example's first page
     total = len(page_of)
     out = [
         f"## Printed by PyTorch {_public(printed_by)}",
