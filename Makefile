@@ -1,7 +1,7 @@
 # The two commands a newcomer needs are `make serve` and `make test`; the rest are for authors.
 # Every target first creates or refreshes .venv from requirements.txt and constraints.txt (only when they changed).
 # What they need on the machine: Python 3.11 to 3.14, make, Node.js and npm. `make site` and `make test` install a
-# Chromium (the PDF, the browser tests) where none is found (snippet_runner/site/chromium_install.py).
+# Chromium (the PDF, the browser tests) where none is found (devtools/chromium_install.py).
 
 # The Python .venv is made with: python3.11, else the newest python3.x up to 3.14, else python3 if it is
 # one of those (tools/choose-python says why, and what to install where there is none); or the one
@@ -79,13 +79,13 @@ serve: $(READY) $(ASSETS)  ## serve at http://127.0.0.1:8000; rebuilds on edits,
 	$(PY) -m snippet_runner serve --dev-addr 127.0.0.1:8000
 
 site: $(READY) $(ASSETS)  ## build site/ and site/pdf/autograd-part2.pdf (replaces the old site only if all succeeds)
-	$(PY) -m snippet_runner.site.chromium_install
+	$(PY) -m devtools.chromium_install
 	$(PY) -m snippet_runner site
 
 # The virtualenv (then the lint checks) and the npm packages are set up side by side.
 test:  ## the whole test suite, after the lint checks (and a Chromium, installed if missing); ends with its 15 slowest steps
 	$(MAKE) --no-print-directory -j2 lint $(ASSETS)
-	$(PY) -m snippet_runner.site.chromium_install --required
+	$(PY) -m devtools.chromium_install --required
 	$(PY) -m pytest -n auto --dist worksteal --durations=15
 
 lint: $(READY)  ## ruff's lint and format checks, mypy, the package's layer contracts, actionlint on the workflow

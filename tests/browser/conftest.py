@@ -3,7 +3,7 @@ Playwright (no browser download), and the site (``built_site``, from tests/conft
 per session exactly as `make site` builds it, PDF included) served over http://127.0.0.1.
 
 Without a Chromium these tests FAIL, saying how to get one: `make test` installs it where none is
-found (snippet_runner/site/chromium_install.py), and a skipped browser test would hide a site
+found (devtools/chromium_install.py), and a skipped browser test would hide a site
 that no longer works offline.
 """
 
@@ -25,7 +25,7 @@ def chromium_path() -> str:
     found = chromium.find()
     if found is None:
         pytest.fail(
-            f"{chromium.missing()}. `make test` installs one where it can (snippet_runner/site/chromium_install.py).",
+            f"{chromium.missing()}. `make test` installs one where it can (devtools/chromium_install.py).",
             pytrace=False,
         )
     return found

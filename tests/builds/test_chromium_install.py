@@ -15,7 +15,7 @@ import stat
 
 import pytest
 
-from snippet_runner.site import chromium_install
+from devtools import chromium_install
 
 APT_GET = """#!/bin/sh
 echo "apt-get $*" >> "{log}"

@@ -77,7 +77,7 @@ def ensure() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m snippet_runner.site.chromium_install", description=__doc__.splitlines()[0]
+        prog="python -m devtools.chromium_install", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (for a test run)")
     args = parser.parse_args(argv)
