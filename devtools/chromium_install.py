@@ -76,9 +76,7 @@ def ensure() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m devtools.chromium_install", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m devtools.chromium_install", description=__doc__.splitlines()[0])
     parser.add_argument("--required", action="store_true", help="exit 1 when no Chromium could be had (for a test run)")
     args = parser.parse_args(argv)
     return 1 if ensure() is None and args.required else 0
