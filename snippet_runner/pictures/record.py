@@ -334,12 +334,8 @@ class _Walk:
                 self.flows[(node_id, index)] = tensor_text(grad)
         if grad_outputs and grad_outputs[0] is not None:
             self.flows[(node_id, -1)] = tensor_text(grad_outputs[0])  # what reached the node
-        arrived = []
-        for edge_index in self.incoming.get(node_id, []):
-            edge = self.edges[edge_index]
-            grad = self.seed if edge["kind"] == "seed" else self.flows.get(edge["_key"])
-            if grad is not None:
-                arrived.append({"edge": edge_index, "grad": grad})
+        grads = [(index, self._grad(self.edges[index])) for index in self.incoming.get(node_id, [])]
+        arrived = [{"edge": index, "grad": grad} for index, grad in grads if grad is not None]
         factors = self.factors.get(node_id, {})
         sent = []
         for edge_index, index in self.outgoing.get(node_id, []):
@@ -359,6 +355,11 @@ class _Walk:
         self.steps.append(step)
         return None
 
+    def _grad(self, edge: dict) -> str | None:
+        """What flowed along ``edge`` so far: the seed, or what its node gave that input (by ``_key``)."""
+        key = edge.get("_key")  # a grad_fn edge has none: no gradient flows along it
+        return self.seed if edge["kind"] == "seed" else None if key is None else self.flows.get(key)
+
     def finish(self) -> None:
         if self.finished:
             return
@@ -374,11 +375,8 @@ class _Walk:
             for item, attr in zip(entry["saved"], saved, strict=True):
                 item["freed"] = not _is_tensor(node, attr)  # reading a freed one raises
         for edge in self.edges:
-            key = edge.pop("_key", None)
-            if edge["kind"] == "seed":
-                edge["grad"] = self.seed
-            elif key is not None:
-                edge["grad"] = self.flows.get(key)
+            edge["grad"] = self._grad(edge)
+            edge.pop("_key", None)
         self.data.update(nodes=self.nodes, edges=self.edges, backward=self.seed is not None)
         if self.seed is not None:
             self.data["steps"] = self.steps
@@ -492,15 +490,8 @@ def _curves(options: dict, namespace: dict) -> CurvesData:
     log = bool(options.get("log"))
     if log and any(v is not None and v <= 0 for item in out for v in item["y"]):
         raise ValueError("'# snippet: curves ... log': a log scale needs every value above 0")
-    return {
-        "kind": "curves",
-        "title": options.get("title"),
-        "xlabel": options.get("xlabel", "epoch"),
-        "ylabel": options.get("ylabel", "loss"),
-        "log": log,
-        "x": xs,
-        "series": out,
-    }
+    title, xlabel, ylabel = options.get("title"), options.get("xlabel", "epoch"), options.get("ylabel", "loss")
+    return {"kind": "curves", "title": title, "xlabel": xlabel, "ylabel": ylabel, "log": log, "x": xs, "series": out}
 
 
 # Each kind of picture by its name (its setting's word): what records its data once the run ended.

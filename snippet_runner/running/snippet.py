@@ -192,8 +192,7 @@ def _settings(source: str, shown: str, on_top: bool) -> dict:
             "a '# snippet:' setting must be at the top of the file, before the code:"
             " the page hides the settings there and numbers the code from the line after them",
         )
-    settings["limits"] = Limits(**limits)
-    done = settings["limits"]
+    done = settings["limits"] = Limits(**limits)
     if in_memory and done.disk + done.shm >= done.memory:
         raise SnippetError(
             f"{shown}:{max(in_memory.values())}",
@@ -275,14 +274,10 @@ def picture_options(kind: str, rest: str, where: str, previous: PictureSetting |
         options.pop("series", None)
         previous.options.update(options)
         return previous.options
-    if kind == "graph" and "name" not in options:
-        raise SnippetError(
-            where, "'# snippet: graph' must name the tensor whose graph to draw: '# snippet: graph loss'"
-        )
-    if kind == "curves" and not options["series"]:
-        raise SnippetError(
-            where, "'# snippet: curves' must name at least one list of values: '# snippet: curves losses'"
-        )
+    if not options.get("name" if kind == "graph" else "series"):
+        what = "the tensor whose graph to draw" if kind == "graph" else "at least one list of values"
+        example = "graph loss" if kind == "graph" else "curves losses"
+        raise SnippetError(where, f"'# snippet: {kind}' must name {what}: '# snippet: {example}'")
     return options
 
 

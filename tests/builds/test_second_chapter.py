@@ -53,7 +53,8 @@ def chapter(tmp_path_factory) -> tuple[Path, Path, dict]:
     pictures, assets = "snippet_runner/pictures/", "snippet_runner/plugins/runner/assets/"
     assert {f"{pictures}vizjs.mjs", f"{pictures}node_modules/@viz-js/viz/dist/viz.js"} <= names
     assert {f"{assets}{name}" for name in ("backward-steps.js", "backward-steps.css", "snippets.css")} <= names
-    templates = ("site/report.html", "starter_project/mkdocs.yml", "markdown/archive_readme.txt")
+    templates = ("site/report.html", "plugins/drift/report.md.j2", "starter_project/mkdocs.yml")
+    templates += ("markdown/archive_readme.txt",)
     assert {f"snippet_runner/{name}" for name in templates} <= names
     run(UV, "venv", "--quiet", "--python", sys.executable, tmp / "venv", cwd=tmp, env=env)
     python = tmp / "venv" / "bin" / "python"

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from html import escape
 from pathlib import Path
 
+import jinja2
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
@@ -69,96 +70,21 @@ def page_line(printed_by: str, status: dict[str, list[str]], report_url: str | N
 def report(
     records: list[Record], printed_by: str, pages: dict[str, list[str]], titles: dict[str, str], here: str
 ) -> str:
-    """The Markdown that replaces ``MARKER`` on the report page ``here`` (docs-relative)."""
+    """The Markdown that replaces ``MARKER`` on the report page ``here`` (docs-relative): ``report.md.j2``
+    rendered from the records (a template, so the page's wording reads as a page, not as string code)."""
     page_of = {rel: page for page, rels in reversed(pages.items()) for rel in rels}  # an example's first page
-    total = len(page_of)
-    out = [
-        f"## Printed by PyTorch {_public(printed_by)}",
-        "",
-        f"Every output on this site was printed by **PyTorch {_public(printed_by)}** (`{printed_by}`) while the"
-        f" site was built, and checked against its approved copy. That is the version to install to see exactly"
-        f" what the pages show.",
-        "",
-    ]
-    if not records:
-        out += ["No other version has been checked yet.", ""]
-        return "\n".join(out)
-    others = list(RESULTS)[1:]  # after "identical"
-    out += [
-        "## Other versions, at a glance",
-        "",
-        "| PyTorch | Identical | " + " | ".join(RESULTS[k].capitalize() for k in others) + " | Not current |",
-        "| --- | --- | " + " | ".join("---" for _ in others) + " | --- |",
-    ]
-    for record in records:
-        counts = _counts(record)
-        cells = [f"[{record.torch}](#{_anchor(record.torch)})", f"{counts['identical']} of {total}"]
-        cells += [str(counts[k]) for k in others]
-        cells.append(str(len(record.stale) + len(record.unchecked)))
-        out.append("| " + " | ".join(cells) + " |")
-    out += [
-        "",
-        "*Not current*: examples whose code or approved output changed after that version was checked, or"
-        " that were added since. Their result under that version is unknown until it is checked again.",
-        "",
-    ]
-    for record in records:
-        out += _version_section(record, total, page_of, titles, here)
-    return "\n".join(out)
+    up = posixpath.dirname(here) or "."
+    links = {rel: f"[{titles.get(page, page)}]({posixpath.relpath(page, up)})" for rel, page in page_of.items()}
+    text = _template().render(records=records, printed_by=printed_by, total=len(page_of), links=links)
+    return text.rstrip("\n") + "\n"
 
 
-def _version_section(
-    record: Record, total: int, page_of: dict[str, str], titles: dict[str, str], here: str
-) -> list[str]:
-    data, anchor = record.data, _anchor(record.torch)
-    counts = _counts(record)
-    out = [
-        f'## <a id="{anchor}"></a>PyTorch {record.torch}',
-        "",
-        f"**{counts['identical']} of {total} outputs identical.** Checked with `{data['torch_build']}`"
-        f" (Python {data['python']}, {'a GPU present' if data['cuda_available'] else 'no GPU'}) against the"
-        f" outputs approved under `{data['compared_with']}`.",
-        "",
-    ]
-    not_current = sorted(record.stale) + record.unchecked
-    if not_current:
-        results = "1 result is" if len(not_current) == 1 else f"{len(not_current)} results are"
-        out += [
-            f'!!! warning "Stale: {results} not current"',
-            "",
-            f"    These examples changed (code or approved output) after torch {record.torch} was checked, or are"
-            f" new since. Run `python -m snippet_runner.drift {record.torch}` to check them again.",
-            "",
-        ]
-        for rel in not_current:
-            why = "new since this check" if rel in record.unchecked else "stale"
-            out.append(f"    * `snippets/{rel}` ({why})")
-        out.append("")
-    listed = [(rel, e) for rel, e in data["snippets"].items() if e["result"] != "identical"]
-    if not listed:
-        out += ["Every other output is identical." if not_current else "Every output is identical.", ""]
-        return out
-    out += ["| Example | On the page | Result |", "| --- | --- | --- |"]
-    for rel, entry in listed:
-        page = page_of.get(rel)
-        link = f"[{titles.get(page, page)}]({posixpath.relpath(page, posixpath.dirname(here) or '.')})" if page else ""
-        result = f"[{RESULTS[entry['result']]}](#{_anchor(record.torch, rel)})"
-        if rel in record.stale:
-            result += " (stale)"
-        out.append(f"| `{rel}` | {link} | {result} |")
-    out += [""]
-    if counts["identical"]:
-        out += ["Every other output is identical.", ""]
-    for rel, entry in listed:
-        stale = " (stale: recorded before the example last changed)" if rel in record.stale else ""
-        out += [f'<a id="{_anchor(record.torch, rel)}"></a>**`snippets/{rel}`: {RESULTS[entry["result"]]}**{stale}', ""]
-        if entry.get("message"):
-            out += fenced(entry["message"], "{ .text .drift-diff }") + [""]
-        if entry.get("diff"):
-            out += fenced("\n".join(entry["diff"]), "{ .diff .drift-diff }") + [""]
-        elif entry.get("output"):
-            out += fenced("\n".join(entry["output"]), "{ .text .drift-diff }") + [""]
-    return out
+@functools.cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True)  # no autoescape: Markdown, as it was by hand
+    env.globals |= {"results": RESULTS, "others": list(RESULTS)[1:], "count": _counts}  # others: after "identical"
+    env.filters |= {"anchor": _anchor, "public": _public, "fenced": lambda text, info: "\n".join(fenced(text, info))}
+    return env.from_string((Path(__file__).parent / "report.md.j2").read_text(encoding="utf-8"))
 
 
 def _counts(record: Record) -> Counter[str | None]:
