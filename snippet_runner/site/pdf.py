@@ -3,13 +3,11 @@ site (print_origin.py): the math and diagrams are drawn by JavaScript, so WeasyP
 would print raw LaTeX, and ``--print-to-pdf`` cannot wait for KaTeX or MathJax, Mermaid and the fonts.
 Formulas with neither renderer loaded stop the print at once, naming what is needed. First the page
 is made to read like a book (blocks open, ``.ipynb`` links pointed at their section, plain line
-numbers, tall blocks allowed to split; the functions run in the page are ``scripts/*.js``). The
-printed contents get their page numbers from a first, plain print: Chromium has no CSS
-``target-counter()``, and its PDF's named destinations say which sheet each entry's target is on;
-the numbers go into slots of fixed width, so the second print lays out every sheet as the first.
-Then pikepdf (``docinfo`` and its object API) sets the metadata and makes the bytes reproducible:
-the build's dates, structure element ids by rank (the ``/IDTree`` stays sorted) instead of DOM node
-numbers, an /ID derived from the content."""
+numbers, tall blocks allowed to split; the functions run in the page are ``scripts/*.js``). It is
+printed once. Then pikepdf writes the printed contents' page numbers (pdf_contents.py), sets the
+metadata (``docinfo``) and makes the bytes reproducible (its object API): the build's dates,
+structure element ids by rank (the ``/IDTree`` stays sorted) instead of DOM node numbers, an /ID
+derived from the content."""
 
 from __future__ import annotations
 
@@ -66,39 +64,20 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
         page.evaluate(script("shrink-diagrams"), _A4_CONTENT_PX["height"] * _DIAGRAM_MAX)
         page.evaluate(script("mark-tall-blocks"), [_KEEP_WHOLE, _A4_CONTENT_PX["height"] * _TALL])
         metadata = page.evaluate(script("cover-metadata"))
-        targets = page.evaluate(script("contents-page-numbers"), None)  # a blank slot per entry, as wide as a number
-        if targets:  # printed once to learn on which sheet each entry lands, then with the numbers in the slots
-            page.pdf(path=str(pdf_path), **_PAPER)
-            page.evaluate(script("contents-page-numbers"), _sheets_of(pdf_path, targets))
+        contents = page.evaluate(script("contents-page-numbers"))  # the ids its entries link to
         page.pdf(
             path=str(pdf_path),
-            **_PAPER,
+            format="A4",
+            margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
+            print_background=True,
             outline=True,  # a bookmark per heading: sections, pages and their sections
             tagged=True,  # an accessible, structured PDF (Chromium builds the outline from that structure)
             display_header_footer=True,
             header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
             footer_template=_FOOTER,
         )
-    pages = finish(pdf_path, metadata, epoch)
+    pages = finish(pdf_path, metadata, epoch, contents)
     return Printed(pages, pdf_path.stat().st_size, time.perf_counter() - started, refused)
-
-
-_PAPER: dict = {
-    "format": "A4",
-    "margin": {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
-    "print_background": True,
-}
-
-
-def _sheets_of(pdf_path: Path, targets: list[str]) -> dict[str, int]:
-    """The sheet (1-based) each of ``targets`` (element ids) is printed on, from the PDF's named
-    destinations: Chromium writes one (``/Root /Dests``) for each id a link of the page points to."""
-    import pikepdf
-
-    with pikepdf.open(pdf_path) as pdf:
-        sheet = {page.obj.objgen: n for n, page in enumerate(pdf.pages, start=1)}
-        dests = pdf.Root.get("/Dests", pikepdf.Dictionary())
-        return {id: sheet[dests[f"/{id}"][0].objgen] for id in targets if f"/{id}" in dests}
 
 
 def _open(context, url: str, name: str, refused: list[str]):
@@ -128,11 +107,15 @@ def _open(context, url: str, name: str, refused: list[str]):
 _NODE_ID = re.compile(r"\(node(\d{8})\)")
 
 
-def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None) -> int:
-    """Write ``metadata`` into the PDF and, with ``epoch``, make its bytes reproducible; return its pages."""
+def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None, contents: list[str]) -> int:
+    """Number the ``contents`` (the ids their entries link to), write ``metadata`` into the PDF and,
+    with ``epoch``, make its bytes reproducible; return its pages."""
     import pikepdf
 
+    from snippet_runner.site.pdf_contents import number_contents
+
     with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:
+        number_contents(pdf, contents)
         for key, value in metadata.items():
             if value:
                 pdf.docinfo[f"/{key}"] = value

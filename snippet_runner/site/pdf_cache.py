@@ -22,7 +22,7 @@ from snippet_runner.site import chromium
 # every page's navigation links every other page, and what a linked page says is not printed.
 _REFERENCE = re.compile(rb"""<(?!a\b)[a-z][^>]*?\s(?:src|href|xlink:href)\s*=\s*["']([^"'#?]+)""", re.I)
 KEEP = 3  # PDFs kept in the cache: enough to switch between a few branches without reprinting
-_PRINTING = ("pdf.py", "chromium.py", "print_origin.py", "scripts/*.js")  # the code that prints the page
+_PRINTING = ("pdf.py", "pdf_contents.py", "chromium.py", "print_origin.py", "scripts/*.js")  # the code that prints it
 
 
 def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
@@ -40,7 +40,7 @@ def pdf_key(print_page: Path, site: Path, chromium_binary: str) -> str:
     digest.update(chromium.version(chromium_binary).encode())
     here = Path(__file__).parent
     hash_files(digest, sorted(p for pattern in _PRINTING for p in here.glob(pattern)), here)
-    digest.update(pinned(("playwright", "pikepdf")).encode())
+    digest.update(pinned(("playwright", "pikepdf", "fonttools")).encode())
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
     return digest.hexdigest()
 

@@ -351,9 +351,9 @@ def bookmark_pages(pdf, outline=None) -> dict[str, set[int]]:
 
 
 def test_each_contents_entry_shows_the_page_its_bookmark_points_to(pdf, sheets):
-    # The entries follow the nav; the number printed at an entry's right (in the link's last 3em:
-    # scripts/contents-page-numbers.js) is the sheet its link lands on and the sheet Chromium's
-    # bookmark of that page or section (from its heading) points to.
+    # The entries follow the nav; the number written at an entry's right after the print (in the
+    # link's last 3em, left free by scripts/contents-page-numbers.js: site/pdf_contents.py) is the
+    # sheet its link lands on and the sheet Chromium's bookmark of that page or section points to.
     marks = bookmark_pages(pdf)
     entries = [(n, link) for n in contents_pages(pdf) for link in internal_links(pdf, n)]
     assert len(entries) == len(nav_entries())

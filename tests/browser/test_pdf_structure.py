@@ -137,3 +137,23 @@ def test_every_table_cell_names_header_cells_of_its_own_table(pdf):
                 if table_of.get(str(header)) != id(table):
                     wrong.append(str(header))
     assert wrong == [], f"cells name header cells outside their table: {wrong[:5]}"
+
+
+def test_each_contents_page_number_is_an_artifact(pdf):
+    """The page numbers written into the contents after the print (site/pdf_contents.py) are no
+    element of the structure tree: each is marked as an artifact, which a screen reader skips (it
+    reads the entry by its link)."""
+    from pypdf.generic import ContentStream
+
+    from .test_pdf import contents_pages, internal_links
+
+    for n in contents_pages(pdf):
+        marks, artifacts = [], 0  # the open marked-content sequences' tags; the texts shown in an artifact
+        for operands, op in ContentStream(pdf.pages[n - 1].get_contents(), pdf).operations:
+            if op in (b"BMC", b"BDC"):
+                marks.append(operands[0])
+            elif op == b"EMC":
+                marks.pop()
+            elif op in (b"Tj", b"TJ"):
+                artifacts += "/Artifact" in marks
+        assert artifacts == len(internal_links(pdf, n)) > 0, f"page {n}: {artifacts} numbers marked as artifacts"

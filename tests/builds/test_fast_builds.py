@@ -57,6 +57,25 @@ def test_an_unchanged_pdf_is_not_printed_again_and_a_changed_one_is(scratch):
     assert "PDF written to site/pdf/scratch.pdf" in log
 
 
+def test_the_pdfs_key_covers_every_module_that_prints_or_finishes_it():
+    # pdf.py and the modules of site/ it imports make the PDF's bytes (pdf_cache.pdf_key hashes them):
+    # a change to any of them must print the PDF again, not reuse the one cached before.
+    import ast
+    from pathlib import Path
+
+    from snippet_runner.site import pdf_cache
+
+    here = Path(pdf_cache.__file__).parent
+    imported = {"pdf"}
+    for node in ast.walk(ast.parse((here / "pdf.py").read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "snippet_runner.site":
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snippet_runner.site."):
+            imported.add(node.module.rsplit(".", 1)[1])
+    hashed = {path.stem for pattern in pdf_cache._PRINTING for path in here.glob(pattern) if path.suffix == ".py"}
+    assert imported - hashed == set()
+
+
 def test_a_cached_notebook_page_is_identical_to_a_fresh_render(scratch):
     scratch.write("mkdocs.yml", NOTEBOOKS)
     scratch.write("snippets/lessons/lesson_1.py", "# %% [markdown]\n# # A lesson\n\n# %%\nprint('lesson')\n")
