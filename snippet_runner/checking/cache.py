@@ -32,11 +32,8 @@ log = logging.getLogger("mkdocs.plugins.snippet_runner.checking.cache")  # shown
 
 def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     """Every source file that runs a snippet, in a stable order."""
-    found: set[Path] = set()
-    for rel in RUN_SOURCES:
-        path = package_dir / rel
-        found.update(path.rglob("*.py") if path.is_dir() else [path])
-    return sorted(found)
+    paths = [package_dir / rel for rel in RUN_SOURCES]
+    return sorted({file for path in paths for file in (path.rglob("*.py") if path.is_dir() else [path])})
 
 
 @cache
