@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,8 +44,6 @@ def accept(project: Project, only: list[str]) -> int:
 def serve(config: Path, mkdocs_args: list[str]) -> int:
     """``mkdocs serve --dirty`` for authors (``serving.py``), without the print page, which would
     slow every rebuild and only ``site`` prints (the plugin leaves it out; ``SNIPPETS_PRINT_PAGE=true`` shows it)."""
-    import os
-
     from mkdocs.__main__ import cli
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")

@@ -17,7 +17,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import pikepdf
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from snippet_runner.site import chromium, print_origin
+from snippet_runner.site.pdf_contents import number_contents
 
 RENDER_TIMEOUT_MS = 60_000  # for the math and diagrams, before the page is called broken
 SCRIPTS = resources.files(__package__) / "scripts"  # what runs in the page, one function per file
@@ -58,9 +62,8 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
     with chromium.launch(*print_origin.NO_NETWORK) as browser:
         context = print_origin.context(browser, site, refused, viewport=_A4_CONTENT_PX)
         page = _open(context, print_origin.url(site, print_page), print_page.name, refused)
-        page.evaluate(script("open-details"))
-        page.evaluate(script("link-pages"))
-        page.evaluate(script("unlink-line-numbers"))
+        for name in ("open-details", "link-pages", "unlink-line-numbers"):
+            page.evaluate(script(name))
         page.evaluate(script("shrink-diagrams"), _A4_CONTENT_PX["height"] * _DIAGRAM_MAX)
         page.evaluate(script("mark-tall-blocks"), [_KEEP_WHOLE, _A4_CONTENT_PX["height"] * _TALL])
         metadata = page.evaluate(script("cover-metadata"))
@@ -82,8 +85,6 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
 
 def _open(context, url: str, name: str, refused: list[str]):
     """A new tab at ``url``, loaded and rendered, laid out at the paper's width for print."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     page = context.new_page()
     page.emulate_media(media="print")
     page.goto(url, wait_until="load", timeout=RENDER_TIMEOUT_MS)
@@ -110,10 +111,6 @@ _NODE_ID = re.compile(r"\(node(\d{8})\)")
 def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None, contents: list[str]) -> int:
     """Number the ``contents`` (the ids their entries link to), write ``metadata`` into the PDF and,
     with ``epoch``, make its bytes reproducible; return its pages."""
-    import pikepdf
-
-    from snippet_runner.site.pdf_contents import number_contents
-
     with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:
         number_contents(pdf, contents)
         for key, value in metadata.items():
@@ -130,8 +127,6 @@ def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None, contents
 
 def _number_node_ids(pdf) -> None:
     """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written."""
-    import pikepdf
-
     found = {int(n) for n in _NODE_ID.findall(Path(pdf.filename).read_bytes().decode("latin-1"))}
     rank = {f"node{n:08d}": pikepdf.String(f"node{i:08d}") for i, n in enumerate(sorted(found))}
 

@@ -114,17 +114,14 @@ class Preview:
                     if failed():
                         break
                 else:
-                    return answer.give(start_response)
-            failure = self.failure or "(the build failed)"
-            if page:
-                body = error_page(failure, path).encode("utf-8")
-                start_response(
-                    "500 Internal Server Error",
-                    [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))],
-                )
-                return [body]
-            body = b"The last build failed: open any page to see why."
-            start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+                    start_response(answer.status, answer.headers)
+                    return answer.body
+            if not page:
+                start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"The last build failed: open any page to see why."]
+            body = error_page(self.failure or "(the build failed)", path).encode("utf-8")
+            headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))]
+            start_response("500 Internal Server Error", headers)
             return [body]
 
         server.set_app(app)
@@ -153,10 +150,6 @@ class _Answer:
                 getattr(result, "close", lambda: None)()  # as WSGI asks of whoever reads an answer
         finally:
             self.done.set()
-
-    def give(self, start_response) -> list[bytes]:
-        start_response(self.status, self.headers)
-        return self.body
 
 
 def error_page(failure: str, path: str) -> str:
