@@ -192,9 +192,8 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
         for new in staging.rglob("*") if site_dir.is_dir() else ():
             old = site_dir / new.relative_to(staging)
             try:
-                if new.is_symlink() or old.is_symlink() or not (new.is_file() and old.is_file()):
-                    continue
-                if not filecmp.cmp(old, new, shallow=False):  # which compares the sizes first
+                plain = new.is_file() and old.is_file() and not (new.is_symlink() or old.is_symlink())
+                if not (plain and filecmp.cmp(old, new, shallow=False)):  # which compares the sizes first
                     continue
             except OSError:  # gone meanwhile
                 continue
@@ -204,13 +203,10 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
                 os.replace(link, new)
             except OSError:
                 link.unlink(missing_ok=True)
-        retired = None
+        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
         if site_dir.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
-            retired.rmdir()
-            site_dir.rename(retired)
+            site_dir.rename(retired)  # rename(2) replaces an empty folder
         staging.rename(site_dir)
-        if retired is not None:
-            shutil.rmtree(retired, ignore_errors=True)
+        shutil.rmtree(retired, ignore_errors=True)
         if swapped is not None:
             swapped()
