@@ -117,8 +117,7 @@ def trimmed_traceback(exc: BaseException, script: Path) -> tuple[str, int | None
     for part in _chain(te):
         kept = [fs for fs in part.stack if _inside(folder, fs.filename)]
         if part is te:
-            lines = [fs.lineno for fs in kept if fs.filename == str(script)]
-            innermost = lines[-1] if lines else None
+            innermost = next((fs.lineno for fs in reversed(kept) if fs.filename == str(script)), None)
         for fs in kept:
             fs.filename = os.path.relpath(fs.filename, folder)
         part.stack = traceback.StackSummary.from_list(kept)

@@ -39,11 +39,6 @@ _TALL = 1 / 3
 _A4_CONTENT_PX = {"width": 688, "height": 994}  # A4 less the margins below, at 96 px per inch
 _DIAGRAM_MAX = 0.4  # a diagram taller than this share of a sheet is scaled down to fit in it
 
-_FOOTER = (
-    "<div style=\"width:100%; font-size:9px; color:#555; text-align:center; font-family:'DejaVu Sans', sans-serif\">"
-    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
-)
-
 
 @dataclass
 class Printed:
@@ -77,7 +72,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
             tagged=True,  # an accessible, structured PDF (Chromium builds the outline from that structure)
             display_header_footer=True,
             header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
-            footer_template=_FOOTER,
+            footer_template=(SCRIPTS.parent / "pdf_footer.html").read_text(encoding="utf-8"),  # "page / pages"
         )
     pages = finish(pdf_path, metadata, epoch, contents)
     return Printed(pages, pdf_path.stat().st_size, time.perf_counter() - started, refused)

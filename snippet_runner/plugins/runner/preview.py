@@ -88,8 +88,7 @@ class Preview:
         """``on_build_error``: the build raised; its pages keep this error until one succeeds."""
         if isinstance(error, KeyboardInterrupt):
             return
-        self.failure = "\n".join([*self._held.messages, str(error) or type(error).__name__])
-        self.raised = True
+        self.failure, self.raised = "\n".join([*self._held.messages, str(error) or type(error).__name__]), True
         log.info(_SERVED)
 
     def serve(self, server) -> None:
