@@ -39,8 +39,7 @@ def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
 @cache
 def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> str:
     """Python, the preloaded libraries' versions and the source that runs snippets, hashed once."""
-    digest = hashlib.sha256()
-    digest.update(platform.python_version().encode())
+    digest = hashlib.sha256(platform.python_version().encode())
     digest.update(pinned(preload).encode())
     hash_files(digest, engine_sources(package_dir), package_dir)
     return digest.hexdigest()

@@ -131,11 +131,9 @@ def source_date_epoch(project: Path) -> int | None:
     commit's time, else None (the clock)."""
     if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
         return int(os.environ["SOURCE_DATE_EPOCH"])
+    git = ["git", "log", "-1", "--format=%ct"]
     try:
-        result = subprocess.run(
-            ["git", "log", "-1", "--format=%ct"], cwd=project, capture_output=True, text=True, check=True
-        )
-        return int(result.stdout.strip())
+        return int(subprocess.run(git, cwd=project, capture_output=True, text=True, check=True).stdout)
     except (OSError, subprocess.CalledProcessError, ValueError):
         return None
 

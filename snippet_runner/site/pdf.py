@@ -84,8 +84,7 @@ def _open(context, url: str, name: str, refused: list[str]):
     page.emulate_media(media="print")
     page.goto(url, wait_until="load", timeout=RENDER_TIMEOUT_MS)
     blocked = f" (refused, outside the site: {', '.join(refused)})" if refused else ""
-    formulas = page.evaluate(script("formulas-without-renderer"))
-    if formulas:
+    if formulas := page.evaluate(script("formulas-without-renderer")):
         raise RuntimeError(
             f"{name} has {formulas} formulas (pymdownx.arithmatex) and no KaTeX or MathJax to typeset them:"
             f" load one from the site's own files through extra_javascript, as in Material's math recipes{blocked}"

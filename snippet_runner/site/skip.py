@@ -33,8 +33,7 @@ def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
     digest.update("\0".join([sys.version, *distributions()]).encode())
     browser = chromium.find()
     digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
-    digest.update(f"{vizjs.version()}\0".encode())
-    digest.update(f"epoch={epoch}".encode())
+    digest.update(f"{vizjs.version()}\0epoch={epoch}".encode())
     for name in sorted(os.environ):
         if name.startswith(ENVIRONMENT):
             digest.update(f"{name}={os.environ[name]}\0".encode())

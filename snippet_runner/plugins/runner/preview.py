@@ -95,11 +95,10 @@ class Preview:
         """``on_serve``: while the last build failed, answer every page with the error page at once, and
         a request made while a build runs, too, if that build fails (MkDocs' server would hold it for ever)."""
         site_app = server.get_app()
-        mount = server.mount_path
 
         def app(environ, start_response):
             path = environ.get("PATH_INFO", "")
-            if path.startswith("/livereload/") or path.startswith(mount + "_build/"):
+            if path.startswith(("/livereload/", server.mount_path + "_build/")):
                 return site_app(environ, start_response)  # the reload poll waits by design
             last = path.rsplit("/", 1)[-1]
             page = last == "" or last.endswith(".html") or "." not in last
