@@ -25,6 +25,7 @@ from snippet_runner.site.pdf_contents import number_contents
 
 RENDER_TIMEOUT_MS = 60_000  # for the math and diagrams, before the page is called broken
 SCRIPTS = resources.files(__package__) / "scripts"  # what runs in the page, one function per file
+FOOTER = resources.files(__package__) / "pdf_footer.html"  # "page / pages" under each sheet
 
 
 def script(name: str) -> str:
@@ -72,7 +73,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
             tagged=True,  # an accessible, structured PDF (Chromium builds the outline from that structure)
             display_header_footer=True,
             header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
-            footer_template=(SCRIPTS.parent / "pdf_footer.html").read_text(encoding="utf-8"),  # "page / pages"
+            footer_template=FOOTER.read_text(encoding="utf-8"),
         )
     pages = finish(pdf_path, metadata, epoch, contents)
     return Printed(pages, pdf_path.stat().st_size, time.perf_counter() - started, refused)
