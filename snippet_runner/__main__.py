@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,17 +41,6 @@ def accept(project: Project, only: list[str]) -> int:
     return 1 if failed else 0
 
 
-def serve(config: Path, mkdocs_args: list[str]) -> int:
-    """``mkdocs serve --dirty`` for authors (``serving.py``), without the print page, which would
-    slow every rebuild and only ``site`` prints (the plugin leaves it out; ``SNIPPETS_PRINT_PAGE=true`` shows it)."""
-    import os
-
-    from mkdocs.__main__ import cli
-
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    return cli.main(args=["serve", "--dirty", "--config-file", str(config.resolve()), *mkdocs_args], prog_name="mkdocs")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m snippet_runner")
     parser.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
@@ -74,7 +64,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return verify.main(["--config-file", str(args.config_file), *passed_on])
     if args.command == "serve":
-        return serve(args.config_file, passed_on)
+        # `mkdocs serve --dirty` for authors (serving.py), without the print page, which would slow every
+        # rebuild and only `site` prints (the plugin leaves it out; SNIPPETS_PRINT_PAGE=true shows it)
+        from mkdocs.__main__ import cli
+
+        os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+        config = str(args.config_file.resolve())
+        return cli.main(args=["serve", "--dirty", "--config-file", config, *passed_on], prog_name="mkdocs")
     if args.command == "init" and not passed_on:
         from snippet_runner import starter
 

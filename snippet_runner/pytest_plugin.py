@@ -22,7 +22,6 @@ def pytest_addoption(parser) -> None:
 def pytest_collect_file(file_path, parent):
     if parent.config.getoption("snippets") and file_path.name == "mkdocs.yml":
         return Site.from_parent(parent, path=file_path)
-    return None
 
 
 class Site(pytest.File):

@@ -28,10 +28,6 @@ print(json.dumps({"version": list(sys.version_info[:3]), "found": found}))
 """
 
 
-def in_range(version: tuple[int, ...]) -> bool:
-    return OLDEST <= tuple(version[:2]) <= NEWEST
-
-
 def probe(python: str, packages: tuple[str, ...] = ()) -> dict:
     """``{"version": [3, 12, 1], "found": {name: version or False}}``, without importing ``packages``."""
     done = subprocess.run(
@@ -50,7 +46,7 @@ def unusable(python: str, packages: tuple[str, ...]) -> str | None:
     except (OSError, ValueError, subprocess.SubprocessError) as error:
         return str(error)
     version = tuple(found["version"])
-    if not in_range(version):
+    if not OLDEST <= version[:2] <= NEWEST:
         shown = ".".join(map(str, version))
         return f"{python} is Python {shown}; the examples' worker runs on {SUPPORTED}: point it at one of those"
     missing = [name for name, there in found["found"].items() if not there]

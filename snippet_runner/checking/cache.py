@@ -32,18 +32,14 @@ log = logging.getLogger("mkdocs.plugins.snippet_runner.checking.cache")  # shown
 
 def engine_sources(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     """Every source file that runs a snippet, in a stable order."""
-    found: set[Path] = set()
-    for rel in RUN_SOURCES:
-        path = package_dir / rel
-        found.update(path.rglob("*.py") if path.is_dir() else [path])
-    return sorted(found)
+    paths = [package_dir / rel for rel in RUN_SOURCES]
+    return sorted({file for path in paths for file in (path.rglob("*.py") if path.is_dir() else [path])})
 
 
 @cache
 def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAGE_DIR) -> str:
     """Python, the preloaded libraries' versions and the source that runs snippets, hashed once."""
-    digest = hashlib.sha256()
-    digest.update(platform.python_version().encode())
+    digest = hashlib.sha256(platform.python_version().encode())
     digest.update(pinned(preload).encode())
     hash_files(digest, engine_sources(package_dir), package_dir)
     return digest.hexdigest()

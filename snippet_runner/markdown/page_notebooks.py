@@ -64,8 +64,7 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
         example=example.stem,
         notebook=notebooks[0].name if notebooks else "page.ipynb",
     )
-    bundle = archive(notebooks, shown, project.snippets_dir, readme, archive_stem(project.site_name))
-    return notebooks, bundle
+    return notebooks, archive(notebooks, shown, project.snippets_dir, readme, archive_stem(project.site_name))
 
 
 def _pinned(root: Path, name: str) -> str:

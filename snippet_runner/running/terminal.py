@@ -49,8 +49,8 @@ class Terminal:
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the child's stdin until it exits
-        sys.stdout = _unbuffered(1, script, self.marks)
-        sys.stderr = _unbuffered(2, script, self.marks)
+        sys.stdout = _Marking(1, script, self.marks)
+        sys.stderr = _Marking(2, script, self.marks)
 
     def offset(self) -> int:
         """How far the output has come (C's buffered output flushed first)."""
@@ -65,8 +65,10 @@ class Terminal:
 class _Marking(io.TextIOWrapper):
     """An unbuffered text stream on a file descriptor that notes the snippet line of each write."""
 
-    script: str
-    marks: list[tuple[int, int]]
+    def __init__(self, fd: int, script: Path, marks: list[tuple[int, int]]) -> None:
+        raw = io.FileIO(fd, "w", closefd=False)
+        super().__init__(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
+        self.script, self.marks = str(script), marks
 
     def write(self, text: str) -> int:
         if text:
@@ -76,13 +78,6 @@ class _Marking(io.TextIOWrapper):
             if frame is not None and (not self.marks or self.marks[-1][1] != frame.f_lineno):
                 self.marks.append((os.lseek(self.fileno(), 0, os.SEEK_CUR), frame.f_lineno))
         return super().write(text)
-
-
-def _unbuffered(fd: int, script: Path, marks: list) -> io.TextIOWrapper:
-    raw = io.FileIO(fd, "w", closefd=False)
-    stream = _Marking(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
-    stream.script, stream.marks = str(script), marks
-    return stream
 
 
 def _inside(folder: Path, filename: str) -> bool:
@@ -117,8 +112,7 @@ def trimmed_traceback(exc: BaseException, script: Path) -> tuple[str, int | None
     for part in _chain(te):
         kept = [fs for fs in part.stack if _inside(folder, fs.filename)]
         if part is te:
-            lines = [fs.lineno for fs in kept if fs.filename == str(script)]
-            innermost = lines[-1] if lines else None
+            innermost = next((fs.lineno for fs in reversed(kept) if fs.filename == str(script)), None)
         for fs in kept:
             fs.filename = os.path.relpath(fs.filename, folder)
         part.stack = traceback.StackSummary.from_list(kept)

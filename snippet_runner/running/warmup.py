@@ -90,16 +90,15 @@ _MISSING = object()
 def _resolve(name: str):
     """The object ``name`` stands for, importing the longest module prefix of it first."""
     parts = name.split(".")
-    found = _MISSING
     for end in range(len(parts), 0, -1):
         try:
             found = importlib.import_module(".".join(parts[:end]))
+            break
         except ImportError:
             continue
         except Exception:  # noqa: BLE001 - a module that fails to import: the snippet will say so
             return _MISSING
-        break
-    if found is _MISSING:
+    else:
         return _MISSING
     for attribute in parts[end:]:
         try:

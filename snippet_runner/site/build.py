@@ -131,11 +131,9 @@ def source_date_epoch(project: Path) -> int | None:
     commit's time, else None (the clock)."""
     if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
         return int(os.environ["SOURCE_DATE_EPOCH"])
+    git = ["git", "log", "-1", "--format=%ct"]
     try:
-        result = subprocess.run(
-            ["git", "log", "-1", "--format=%ct"], cwd=project, capture_output=True, text=True, check=True
-        )
-        return int(result.stdout.strip())
+        return int(subprocess.run(git, cwd=project, capture_output=True, text=True, check=True).stdout)
     except (OSError, subprocess.CalledProcessError, ValueError):
         return None
 
@@ -192,9 +190,8 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
         for new in staging.rglob("*") if site_dir.is_dir() else ():
             old = site_dir / new.relative_to(staging)
             try:
-                if new.is_symlink() or old.is_symlink() or not (new.is_file() and old.is_file()):
-                    continue
-                if not filecmp.cmp(old, new, shallow=False):  # which compares the sizes first
+                plain = new.is_file() and old.is_file() and not (new.is_symlink() or old.is_symlink())
+                if not (plain and filecmp.cmp(old, new, shallow=False)):  # which compares the sizes first
                     continue
             except OSError:  # gone meanwhile
                 continue
@@ -204,13 +201,10 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
                 os.replace(link, new)
             except OSError:
                 link.unlink(missing_ok=True)
-        retired = None
+        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
         if site_dir.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
-            retired.rmdir()
-            site_dir.rename(retired)
+            site_dir.rename(retired)  # rename(2) replaces an empty folder
         staging.rename(site_dir)
-        if retired is not None:
-            shutil.rmtree(retired, ignore_errors=True)
+        shutil.rmtree(retired, ignore_errors=True)
         if swapped is not None:
             swapped()

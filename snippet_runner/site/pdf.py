@@ -17,10 +17,15 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import pikepdf
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from snippet_runner.site import chromium, print_origin
+from snippet_runner.site.pdf_contents import number_contents
 
 RENDER_TIMEOUT_MS = 60_000  # for the math and diagrams, before the page is called broken
 SCRIPTS = resources.files(__package__) / "scripts"  # what runs in the page, one function per file
+FOOTER = resources.files(__package__) / "pdf_footer.html"  # "page / pages" under each sheet
 
 
 def script(name: str) -> str:
@@ -34,11 +39,6 @@ _KEEP_WHOLE = "pre, .highlight, .snippet-output, .tabbed-set, .admonition, detai
 _TALL = 1 / 3
 _A4_CONTENT_PX = {"width": 688, "height": 994}  # A4 less the margins below, at 96 px per inch
 _DIAGRAM_MAX = 0.4  # a diagram taller than this share of a sheet is scaled down to fit in it
-
-_FOOTER = (
-    "<div style=\"width:100%; font-size:9px; color:#555; text-align:center; font-family:'DejaVu Sans', sans-serif\">"
-    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
-)
 
 
 @dataclass
@@ -58,9 +58,8 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
     with chromium.launch(*print_origin.NO_NETWORK) as browser:
         context = print_origin.context(browser, site, refused, viewport=_A4_CONTENT_PX)
         page = _open(context, print_origin.url(site, print_page), print_page.name, refused)
-        page.evaluate(script("open-details"))
-        page.evaluate(script("link-pages"))
-        page.evaluate(script("unlink-line-numbers"))
+        for name in ("open-details", "link-pages", "unlink-line-numbers"):
+            page.evaluate(script(name))
         page.evaluate(script("shrink-diagrams"), _A4_CONTENT_PX["height"] * _DIAGRAM_MAX)
         page.evaluate(script("mark-tall-blocks"), [_KEEP_WHOLE, _A4_CONTENT_PX["height"] * _TALL])
         metadata = page.evaluate(script("cover-metadata"))
@@ -74,7 +73,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
             tagged=True,  # an accessible, structured PDF (Chromium builds the outline from that structure)
             display_header_footer=True,
             header_template="<span></span>",  # no running title: the cover has it, bookmarks find pages
-            footer_template=_FOOTER,
+            footer_template=FOOTER.read_text(encoding="utf-8"),
         )
     pages = finish(pdf_path, metadata, epoch, contents)
     return Printed(pages, pdf_path.stat().st_size, time.perf_counter() - started, refused)
@@ -82,14 +81,11 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
 
 def _open(context, url: str, name: str, refused: list[str]):
     """A new tab at ``url``, loaded and rendered, laid out at the paper's width for print."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     page = context.new_page()
     page.emulate_media(media="print")
     page.goto(url, wait_until="load", timeout=RENDER_TIMEOUT_MS)
     blocked = f" (refused, outside the site: {', '.join(refused)})" if refused else ""
-    formulas = page.evaluate(script("formulas-without-renderer"))
-    if formulas:
+    if formulas := page.evaluate(script("formulas-without-renderer")):
         raise RuntimeError(
             f"{name} has {formulas} formulas (pymdownx.arithmatex) and no KaTeX or MathJax to typeset them:"
             f" load one from the site's own files through extra_javascript, as in Material's math recipes{blocked}"
@@ -110,10 +106,6 @@ _NODE_ID = re.compile(r"\(node(\d{8})\)")
 def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None, contents: list[str]) -> int:
     """Number the ``contents`` (the ids their entries link to), write ``metadata`` into the PDF and,
     with ``epoch``, make its bytes reproducible; return its pages."""
-    import pikepdf
-
-    from snippet_runner.site.pdf_contents import number_contents
-
     with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:
         number_contents(pdf, contents)
         for key, value in metadata.items():
@@ -130,8 +122,6 @@ def finish(pdf_path: Path, metadata: dict[str, str], epoch: int | None, contents
 
 def _number_node_ids(pdf) -> None:
     """Replace each structure element id "node<DOM number>" by "node<rank>", wherever it is written."""
-    import pikepdf
-
     found = {int(n) for n in _NODE_ID.findall(Path(pdf.filename).read_bytes().decode("latin-1"))}
     rank = {f"node{n:08d}": pikepdf.String(f"node{i:08d}") for i, n in enumerate(sorted(found))}
 

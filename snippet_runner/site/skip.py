@@ -33,8 +33,7 @@ def inputs_key(project: Path, site_dir: Path, epoch: int | None) -> str:
     digest.update("\0".join([sys.version, *distributions()]).encode())
     browser = chromium.find()
     digest.update(f"{browser}: {chromium.version(browser) if browser else 'none'}\0".encode())
-    digest.update(f"{vizjs.version()}\0".encode())
-    digest.update(f"epoch={epoch}".encode())
+    digest.update(f"{vizjs.version()}\0epoch={epoch}".encode())
     for name in sorted(os.environ):
         if name.startswith(ENVIRONMENT):
             digest.update(f"{name}={os.environ[name]}\0".encode())
@@ -45,13 +44,8 @@ def is_current(project: Path, site_dir: Path, key: str) -> bool:
     """True if ``site_dir`` was built from inputs with this key and is untouched since."""
     try:
         record = json.loads(_record_path(project, site_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(record, dict) or record.get("key") != key:
-        return False
-    try:
-        return record.get("files") == _files(site_dir)
-    except OSError:  # a file went while it was listed: another build is swapping its site in
+        return isinstance(record, dict) and record.get("key") == key and record.get("files") == _files(site_dir)
+    except (OSError, ValueError):  # no record, or a file went while listed: another build is swapping its site in
         return False
 
 
@@ -91,13 +85,9 @@ def project_files(project: Path, site_dir: Path) -> list[Path]:
 
 
 def _files(site_dir: Path) -> dict[str, list[int]]:
-    out = {}
-    for folder, _, files in os.walk(site_dir):
-        for name in files:
-            path = os.path.join(folder, name)
-            info = os.stat(path)
-            out[os.path.relpath(path, site_dir)] = [info.st_size, info.st_mtime_ns, info.st_ino]
-    return dict(sorted(out.items()))
+    paths = (os.path.join(folder, name) for folder, _, files in os.walk(site_dir) for name in files)
+    stats = {os.path.relpath(path, site_dir): os.stat(path) for path in paths}
+    return {name: [info.st_size, info.st_mtime_ns, info.st_ino] for name, info in sorted(stats.items())}
 
 
 def distributions() -> list[str]:

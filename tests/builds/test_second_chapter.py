@@ -54,7 +54,7 @@ def chapter(tmp_path_factory) -> tuple[Path, Path, dict]:
     assert {f"{pictures}vizjs.mjs", f"{pictures}node_modules/@viz-js/viz/dist/viz.js"} <= names
     assert {f"{assets}{name}" for name in ("backward-steps.js", "backward-steps.css", "snippets.css")} <= names
     templates = ("site/report.html", "plugins/drift/report.md.j2", "starter_project/mkdocs.yml")
-    templates += ("markdown/archive_readme.txt",)
+    templates += ("markdown/archive_readme.txt", "site/pdf_footer.html")
     assert {f"snippet_runner/{name}" for name in templates} <= names
     run(UV, "venv", "--quiet", "--python", sys.executable, tmp / "venv", cwd=tmp, env=env)
     python = tmp / "venv" / "bin" / "python"

@@ -78,10 +78,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
         self.notebook_styles = {}
         if EXTENSION not in config.markdown_extensions:
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
-        config.mdx_configs[EXTENSION] = {
-            **config.mdx_configs.get(EXTENSION, {}),
-            "session": (self.engine, lambda: self.rendering),
-        }
+        config.mdx_configs.setdefault(EXTENSION, {})["session"] = (self.engine, lambda: self.rendering)
         config.watch.append(str(self.project.snippets_dir))
         reader_assets.add_to_config(config)
         print_site = config.plugins.get("print-site")

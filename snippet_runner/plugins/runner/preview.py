@@ -88,19 +88,17 @@ class Preview:
         """``on_build_error``: the build raised; its pages keep this error until one succeeds."""
         if isinstance(error, KeyboardInterrupt):
             return
-        self.failure = "\n".join([*self._held.messages, str(error) or type(error).__name__])
-        self.raised = True
+        self.failure, self.raised = "\n".join([*self._held.messages, str(error) or type(error).__name__]), True
         log.info(_SERVED)
 
     def serve(self, server) -> None:
         """``on_serve``: while the last build failed, answer every page with the error page at once, and
         a request made while a build runs, too, if that build fails (MkDocs' server would hold it for ever)."""
         site_app = server.get_app()
-        mount = server.mount_path
 
         def app(environ, start_response):
             path = environ.get("PATH_INFO", "")
-            if path.startswith("/livereload/") or path.startswith(mount + "_build/"):
+            if path.startswith(("/livereload/", server.mount_path + "_build/")):
                 return site_app(environ, start_response)  # the reload poll waits by design
             last = path.rsplit("/", 1)[-1]
             page = last == "" or last.endswith(".html") or "." not in last
@@ -114,17 +112,14 @@ class Preview:
                     if failed():
                         break
                 else:
-                    return answer.give(start_response)
-            failure = self.failure or "(the build failed)"
-            if page:
-                body = error_page(failure, path).encode("utf-8")
-                start_response(
-                    "500 Internal Server Error",
-                    [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))],
-                )
-                return [body]
-            body = b"The last build failed: open any page to see why."
-            start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+                    start_response(answer.status, answer.headers)
+                    return answer.body
+            if not page:
+                start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"The last build failed: open any page to see why."]
+            body = error_page(self.failure or "(the build failed)", path).encode("utf-8")
+            headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))]
+            start_response("500 Internal Server Error", headers)
             return [body]
 
         server.set_app(app)
@@ -153,10 +148,6 @@ class _Answer:
                 getattr(result, "close", lambda: None)()  # as WSGI asks of whoever reads an answer
         finally:
             self.done.set()
-
-    def give(self, start_response) -> list[bytes]:
-        start_response(self.status, self.headers)
-        return self.body
 
 
 def error_page(failure: str, path: str) -> str:

@@ -23,9 +23,8 @@ NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
 def add_to_config(config) -> None:
     css = [f"{SITE_FOLDER}/{name}" for name in CSS]
     config.extra_css[:0] = [path for path in css if path not in config.extra_css]
-    for name in JS:
-        if f"{SITE_FOLDER}/{name}" not in map(str, config.extra_javascript):
-            config.extra_javascript.append(f"{SITE_FOLDER}/{name}")
+    js = [f"{SITE_FOLDER}/{name}" for name in JS]
+    config.extra_javascript += [path for path in js if path not in map(str, config.extra_javascript)]
 
 
 def add_files(files, config) -> None:
