@@ -146,7 +146,7 @@ def _make_pdf(staging: Path, shown_as: str, project: Project, epoch: int | None)
     binary = chromium.find()
     if binary is None:
         print(
-            f"\nPDF SKIPPED: {shown_as}/{target.path} was not written. {chromium.missing()}, then build the site again"
+            f"\nPDF SKIPPED: {shown_as}/{target.path} was not written. {chromium.missing()}, then build the site"
             f' again.\nThe HTML site is complete, but its "Download PDF" links point at a missing file.\n',
             file=sys.stderr,
         )
@@ -201,10 +201,13 @@ def _swap_in(staging: Path, site_dir: Path, swapped: Callable[[], None] | None =
                 os.replace(link, new)
             except OSError:
                 link.unlink(missing_ok=True)
-        retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
+        retired = None
         if site_dir.exists():
-            site_dir.rename(retired)  # rename(2) replaces an empty folder
+            retired = Path(tempfile.mkdtemp(prefix=f"{site_dir.name}{skip.RETIRED}", dir=site_dir.parent))
+            retired.rmdir()
+            site_dir.rename(retired)
         staging.rename(site_dir)
-        shutil.rmtree(retired, ignore_errors=True)
+        if retired is not None:
+            shutil.rmtree(retired, ignore_errors=True)
         if swapped is not None:
             swapped()
