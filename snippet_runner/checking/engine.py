@@ -14,6 +14,7 @@ from pathlib import Path
 from snippet_runner.checking import comparison, rules
 from snippet_runner.checking.cache import ResultCache, key_for
 from snippet_runner.errors import SetupError, SnippetError, WorkerError, printable
+from snippet_runner.pictures import vizjs
 from snippet_runner.running import snippet as spec
 from snippet_runner.running.pool import PreloadError, Runner, WorkerBroke
 from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResult
@@ -93,6 +94,7 @@ class Engine:
         self.runners = [self._new_runner()]
         self.records: list[RunRecord] = []
         self.drawings: list[float | None] = []  # what each picture drawn cost (draw.Drawer.of): seconds, or None cached
+        self.layout = vizjs.Layout()  # lays out the build's graphs (draw.Drawer.of), closed with the workers
         self._tickets: dict[str, tuple[Runner, int]] = {}  # cache key -> request already sent
         self._prefetched: dict[str, tuple[spec.Snippet, str]] = {}  # what prefetch read: rel -> (snippet, key)
         self._hits: dict[str, RunResult] = {}  # cache key -> the cached result prefetch found
@@ -199,6 +201,7 @@ class Engine:
     def close(self) -> None:
         for runner in self.runners:
             runner.close()
+        self.layout.close()
 
     def summary(self) -> str:
         ran = [r for r in self.records if not r.cached]

@@ -52,14 +52,18 @@ class Drawer:
     """Draws pictures, with an SVG cache in ``folder`` (``None``: no cache), noting in ``drawings`` what
     each cost: its seconds, or ``None`` from the cache (the build's own list: ``Engine.drawings``)."""
 
-    def __init__(self, folder: Path | None, drawings: list[float | None] | None = None):
+    def __init__(
+        self, folder: Path | None, drawings: list[float | None] | None = None, layout: vizjs.Layout | None = None
+    ):
         self.folder = folder
         self.drawings = [] if drawings is None else drawings
+        self.layout = layout  # None: each graph starts a Node of its own
 
     @classmethod
     def of(cls, engine: Engine) -> Drawer:
-        """The drawer of ``engine``'s build: its cache, its list of what drawing cost."""
-        return cls(engine.cache.folder / "pictures" if engine.cache is not None else None, engine.drawings)
+        """The drawer of ``engine``'s build: its cache, its list of what drawing cost, its graph layout."""
+        folder = engine.cache.folder / "pictures" if engine.cache is not None else None
+        return cls(folder, engine.drawings, engine.layout)
 
     def figure(self, picture, snippet, number: int) -> str:
         """The ``<figure>`` for the ``number``-th picture of ``snippet``; ``SnippetError`` if it cannot be drawn."""
@@ -82,7 +86,7 @@ class Drawer:
             return path.read_text(encoding="utf-8")
         started = time.perf_counter()
         try:
-            svg = draw(picture.data, prefix)
+            svg = draw(picture.data, prefix, self.layout)
             self.drawings.append(time.perf_counter() - started)
             if path is not None:
                 write_atomic(path, svg)
@@ -94,10 +98,13 @@ class Drawer:
         return svg
 
 
-def draw(data: PictureData, prefix: str = "p") -> str:
-    """The finished, inline-ready SVG for one picture's data."""
+def draw(data: PictureData, prefix: str = "p", layout: vizjs.Layout | None = None) -> str:
+    """The finished, inline-ready SVG for one picture's data (graphs laid out in ``layout``'s Node)."""
+    if layout is None:
+        with vizjs.Layout() as own:  # started only if a graph needs it
+            return draw(data, prefix, own)
     caption, description = describe(data)
-    return _finish(_kind(data).svg(data), prefix, caption, description)
+    return _finish(_kind(data).svg(data, layout), prefix, caption, description)
 
 
 def summary(drawings: list[float | None]) -> str:
@@ -301,15 +308,15 @@ def _finish(svg: str, prefix: str, caption: str, description: str) -> str:
 class Kind(Generic[D]):
     """How the build shows one kind of picture, each function typed by that kind's data (mypy checks)."""
 
-    svg: Callable[[D], str]  # Graphviz's or matplotlib's SVG, before _finish
+    svg: Callable[[D, vizjs.Layout], str]  # Graphviz's or matplotlib's SVG, before _finish
     describe: Callable[[D], tuple[str, str]]  # (caption, description)
     after: Callable[[D, str], str] = lambda data, prefix: ""  # HTML after its <figure>: a graph's steps
 
 
 # Each kind of picture by its name: data.SCHEMAS and record.RECORDERS hold the same names.
 DRAWERS: dict[str, Kind[Any]] = {
-    "graph": Kind[GraphData](lambda data: vizjs.render(_graph_object(data)), _describe_graph, steps.html),
-    "curves": Kind[CurvesData](_curves_svg, _describe_curves),
+    "graph": Kind[GraphData](lambda data, layout: layout.render(_graph_object(data)), _describe_graph, steps.html),
+    "curves": Kind[CurvesData](lambda data, _: _curves_svg(data), _describe_curves),
 }
 
 

@@ -1,13 +1,13 @@
 """Graphviz's ``dot`` layout without a system Graphviz: its C code compiled to WebAssembly
 (``@viz-js/viz``, pinned in ``package-lock.json``), run by the Node the build already needs, so every
-machine lays a graph out the same (without Cairo and Pango, Graphviz uses its own font metrics). One
-Node process (``vizjs.mjs``) lays out every graph of the build, a JSON line in and one out; a viz.js
-graph object, not DOT text, means no DOT quoting. Alternatives tried: dev/measurements.md.
+machine lays a graph out the same (without Cairo and Pango, Graphviz uses its own font metrics). A
+:class:`Layout` runs one Node process (``vizjs.mjs``) for every graph of the build that owns it, a JSON
+line in and one out; a viz.js graph object, not DOT text, means no DOT quoting. Alternatives tried:
+dev/measurements.md.
 """
 
 from __future__ import annotations
 
-import atexit
 import functools
 import json
 import os
@@ -46,17 +46,41 @@ def version() -> str:
 
 
 def render(graph: dict) -> str:
-    """The SVG Graphviz's ``dot`` draws for ``graph``, a viz.js graph object."""
-    with _LOCK:
-        global _process
-        if _process is None:
-            _process = _Process()
-        try:
-            return _process.render(graph)
-        except VizError:
-            _process.close()  # dead or stuck: the next graph gets a new one
-            _process = None
-            raise
+    """The SVG for one graph, from a Node of its own (a build lays out many with one :class:`Layout`)."""
+    with Layout() as layout:
+        return layout.render(graph)
+
+
+class Layout:
+    """Lays out graphs in one Node process, started at the first graph and kept until :meth:`close`
+    (a dead or stuck one is replaced at the next graph). Its owner closes it: the engine, with its
+    workers, so no Node outlives the build that started it, and each build has its own."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: _Process | None = None
+
+    def render(self, graph: dict) -> str:
+        """The SVG Graphviz's ``dot`` draws for ``graph``, a viz.js graph object."""
+        with self._lock:
+            if self._process is None:
+                self._process = _Process()
+            try:
+                return self._process.render(graph)
+            except VizError:
+                self.close()
+                raise
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+
+    def __enter__(self) -> Layout:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class _Process:
@@ -130,15 +154,3 @@ class _Process:
                 self.proc.kill()
                 self.proc.wait()
         self.stderr.close()
-
-
-_LOCK = threading.Lock()
-_process: _Process | None = None
-
-
-@atexit.register
-def _close() -> None:
-    global _process
-    if _process is not None:
-        _process.close()
-        _process = None

@@ -145,7 +145,7 @@ class Runner:
         self.warm = warm  # what a worker warms (warmup.py), asked each time one starts
         self.env = env  # extra environment for the worker (make accept varies PYTHONHASHSEED)
         self.python = python  # the worker's interpreter; None: this one (sys.executable)
-        self._scratch = scratch_dirs.make()  # removed at exit even if close() is never reached
+        self._scratch = scratch_dirs.ScratchFolder()  # removed at exit even if close() is never reached
         self._process: _Process | None = None
         self._next_id = 0
         self._pending: OrderedDict[int, tuple[Snippet, RunRequest]] = OrderedDict()
@@ -227,11 +227,11 @@ class Runner:
         if self._process is not None:
             self._process.kill()
             self._process = None
-        scratch_dirs.remove(self._scratch)
+        self._scratch.remove()
 
     def _ensure_process(self) -> _Process:
         if self._process is None:
-            process = _Process(self.preload, self._scratch, self.env, self.python)
+            process = _Process(self.preload, self._scratch.path, self.env, self.python)
             # its first message: what it warms once its preloads are imported (warmup.py)
             process.send_line(json.dumps(list(self.warm() if self.warm is not None else ())))
             self._process = process

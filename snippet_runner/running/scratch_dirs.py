@@ -2,7 +2,7 @@
 
 A runner keeps the snippets' scratch folders in one folder of its own, removed when it closes, or
 at exit (``atexit``: a Ctrl-C or SIGTERM, which the build turns into one). A build killed outright
-cannot; so each name carries the build's process id, and every build's first folder sweeps those
+cannot; so each name carries the build's process id, and each new folder first sweeps those
 whose build is gone. (``tempfile.TemporaryDirectory`` does not outlive a dead process's leftovers,
 nor tell them from a live build's.)
 """
@@ -17,32 +17,23 @@ import tempfile
 
 PREFIX = "snippet-runner-"
 _OWNED = re.compile(rf"^{re.escape(PREFIX)}(?P<pid>\d+)-")
-_made: set[str] = set()  # this process's folders, not removed yet
-_swept = False
 
 
-def make() -> str:
-    """A new folder of this process's; the first call also sweeps what gone builds left."""
-    global _swept
-    if not _swept:
-        _swept = True
+class ScratchFolder:
+    """A new folder of this process's (``path``), removed by :meth:`remove` or at exit: each registers
+    its own removal with ``atexit``, so no module keeps a list of them."""
+
+    def __init__(self) -> None:
         sweep()
-    path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
-    _made.add(path)
-    return path
+        self.owner = os.getpid()
+        self.path = tempfile.mkdtemp(prefix=f"{PREFIX}{self.owner}-")
+        atexit.register(self.remove)
 
-
-def remove(path: str) -> None:
-    shutil.rmtree(path, ignore_errors=True)
-    _made.discard(path)
-
-
-@atexit.register
-def _remove_all() -> None:
-    # Only the process that made them: a forked child (a worker started with fork) exits too.
-    for path in list(_made):
-        if os.path.basename(path).startswith(f"{PREFIX}{os.getpid()}-"):
-            remove(path)
+    def remove(self) -> None:
+        # Only the process that made it: a forked child (a worker started with fork) exits too.
+        if os.getpid() == self.owner:
+            shutil.rmtree(self.path, ignore_errors=True)
+            atexit.unregister(self.remove)
 
 
 def sweep() -> None:

@@ -60,9 +60,14 @@ def build(
     """Build into a staging folder and only if all of it succeeds swap it in (then call ``swapped``);
     with ``epoch`` (:func:`source_date_epoch`), reproducibly."""
     site_dir = site_dir.resolve()
-    _interrupted.clear()
     # Ctrl-C, and `kill` like it; noted too, as a library's `except BaseException` may swallow it
-    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    interrupted: set[int] = set()  # the signals that asked this build to stop
+
+    def interrupt(signum, frame):
+        interrupted.add(signum)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     # the build's date is set for the build only: a later build in this process finds its own
     dated = os.environ.get("SOURCE_DATE_EPOCH")
     staging, code, why = None, 1, "failed"
@@ -74,9 +79,9 @@ def build(
         if epoch is not None:  # MkDocs honours it (the sitemap's dates), and so does the PDF (pdf.py)
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
         code = _mkdocs_build(config, staging)
-        if code == 0 and not _interrupted:
+        if code == 0 and not interrupted:
             code = _make_pdf(staging, site_dir.name, project, epoch)
-        if _interrupted:
+        if interrupted:
             raise KeyboardInterrupt
     except (KeyboardInterrupt, click.exceptions.Abort):
         code, why = 130, "interrupted"
@@ -116,14 +121,6 @@ def _mkdocs_build(config: Path, site_dir: Path) -> int:
         error.show()
         return error.exit_code or 1
     return 0
-
-
-_interrupted: set[int] = set()  # the signals that asked this build to stop
-
-
-def _interrupt(signum, frame):
-    _interrupted.add(signum)
-    raise KeyboardInterrupt
 
 
 def source_date_epoch(project: Path) -> int | None:

@@ -4,6 +4,7 @@ tried on real approved outputs perturbed in their last digits. No worker runs he
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import fields, replace
 from pathlib import Path
@@ -122,3 +123,40 @@ def test_the_build_label_rule_is_part_of_the_same_output_and_of_approval_writing
     out = tmp_path / "x.out"
     out.write_text("torch 2.13.0+cpu\n")
     assert comparison.write(out, "torch 2.13.0+cu130\n") is False and out.read_text() == "torch 2.13.0+cpu\n"
+
+
+MUTATORS = {"append", "add", "update", "clear", "pop", "popitem", "discard", "remove", "extend", "insert", "setdefault"}
+
+
+def _module_state_changed(path: Path) -> list[str]:
+    """Where a function of ``path`` rebinds a module's name (``global``) or changes a list, dict or set
+    the module made at its top level."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    made = {
+        target.id
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        and isinstance(node.value, (ast.List, ast.Dict, ast.Set, ast.Call))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
+    found = []
+    for function in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global):
+                found.append(f"{path.name}:{node.lineno}: global {', '.join(node.names)}")
+            elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+                changed = (
+                    node.attr in MUTATORS if isinstance(node, ast.Attribute) else not isinstance(node.ctx, ast.Load)
+                )
+                if changed and node.value.id in made:
+                    found.append(f"{path.name}:{node.lineno}: {node.value.id} changed")
+    return found
+
+
+def test_no_module_keeps_state_a_build_changes():
+    """What a build changes (its Node process, its scratch folders, what drawing cost) belongs to an
+    object the build owns and closes, never to a module, where two builds in one process would share it."""
+    package = Path(spec.__file__).resolve().parents[1]
+    found = [line for path in sorted(package.rglob("*.py")) for line in _module_state_changed(path)]
+    assert not found, found

