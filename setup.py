@@ -3,7 +3,7 @@ WebAssembly (``@viz-js/viz``, from npm: ``package-lock.json``), copied from ``no
 package, where ``pictures/vizjs.mjs`` finds it, so an installed engine needs no clone and no npm.
 And KaTeX (npm's ``katex``), which the plugin adds to a site whose formulas have no renderer of its
 own (``plugins/runner/reader_assets.py``): its script, stylesheet, auto-render and fonts, into
-``plugins/runner/assets/katex/`` as laid out in its ``dist``, with its licence. Of the fonts only the
+``plugins/runner/assets/katex/`` as laid out in its ``dist``, with its license. Of the fonts only the
 woff2 files: each ``@font-face`` of ``katex.min.css`` lists woff2 first, and every browser Material
 supports, the Chromium that prints the PDF included, reads woff2, so the woff and ttf after it are
 never fetched (about 900 kB the wheel does without).
