@@ -1,9 +1,8 @@
 """What a reader's browser needs from the engine, added by the plugin to any site that lists it: the
 outputs' and pictures' styles, the backward-pass player, each page's links to its notebook and the
-zip, and KaTeX (from npm, in the wheel: setup.py) where pymdownx.arithmatex writes formulas and the
-site lists no renderer of its own, KaTeX or MathJax, in ``extra_javascript``. Through MkDocs'
-documented config and events only (``extra_css``, ``extra_javascript``, ``File.generated``,
-``on_post_page``), so a site needs no template override and no copied file."""
+zip, and KaTeX (from npm, in the wheel: setup.py) for arithmatex's formulas where ``extra_javascript``
+names no renderer. Through MkDocs' documented config and events only (``extra_css``,
+``extra_javascript``, ``File.generated``, ``on_post_page``): a site needs no template or copied file."""
 
 from __future__ import annotations
 
