@@ -1,7 +1,8 @@
-"""A second chapter, not this one (tests/second_chapter/: two pages, a graph, a second derivative),
-built the way dev/your-own-chapter.md says: from the engine's wheel, in a fresh virtualenv that has
-no clone, no node_modules and no path into this repository. What it needs comes from the wheel, or
-from the machine's uv cache and pip's find-links (the Makefile's way), never the network."""
+"""A second chapter, not this one (tests/second_chapter/: two pages, a graph, a second derivative
+and its formula, typeset by the engine's KaTeX), built the way dev/your-own-chapter.md says: from
+the engine's wheel, in a fresh virtualenv that has no clone, no node_modules and no path into this
+repository. What it needs comes from the wheel, or from the machine's uv cache and pip's find-links
+(the Makefile's way), never the network."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from browser.pdf_text import PdfText
 from real_chapter import ROOT
 
 SECOND = ROOT / "tests" / "second_chapter"
@@ -53,6 +55,8 @@ def chapter(tmp_path_factory) -> tuple[Path, Path, dict]:
     pictures, assets = "snippet_runner/pictures/", "snippet_runner/plugins/runner/assets/"
     assert {f"{pictures}vizjs.mjs", f"{pictures}node_modules/@viz-js/viz/dist/viz.js"} <= names
     assert {f"{assets}{name}" for name in ("backward-steps.js", "backward-steps.css", "snippets.css")} <= names
+    katex = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js", "fonts/KaTeX_Main-Regular.woff2", "LICENSE")
+    assert {f"{assets}katex/{name}" for name in katex} <= names  # from npm's katex, as setup.py copies it
     templates = ("site/report.html", "plugins/drift/report.md.j2", "starter_project/mkdocs.yml")
     templates += ("markdown/archive_readme.txt", "site/pdf_footer.html")
     assert {f"snippet_runner/{name}" for name in templates} <= names
@@ -119,6 +123,14 @@ def test_a_second_chapter_from_the_wheel_alone(chapter):
     assert 'href="downloads/higher-order-gradients-part-3-examples.zip" download' in index
     assert (project / "site/downloads/higher-order-gradients-part-3-examples.zip").is_file()
     assert "same" in run(python, "-m", "snippet_runner", "verify", cwd=project, env=env)
+    # the formulas: typeset by the engine's KaTeX, the files in the site, the PDF printed once they rendered
+    page = (project / "site/second/index.html").read_text()
+    math = ["katex/katex.min.css", "katex/katex.min.js", "katex/contrib/auto-render.min.js", "math.js"]
+    assert all(f"../assets/snippet-runner/{name}" in page for name in math), page
+    assert all((project / "site/assets/snippet-runner" / name).is_file() for name in math)
+    assert (project / "site/assets/snippet-runner/katex/fonts/KaTeX_Main-Regular.woff2").is_file()
+    printed = PdfText(project / "site/pdf/part3.pdf").all_text()
+    assert "second derivative" in printed and "\\frac" not in printed and "⋅" in printed, printed  # \cdot, typeset
 
     passed = run(python, "-m", "pytest", "--snippets", "-p", "no:cacheprovider", cwd=project, env=env)
     assert "2 passed" in passed

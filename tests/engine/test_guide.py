@@ -32,6 +32,9 @@ def test_init_writes_a_starter_project_and_refuses_to_overwrite(tmp_path):
     import subprocess
     import sys
 
+    import markdown
+    from mkdocs.config import load_config
+
     from snippet_runner import starter
     from snippet_runner.project import Project
 
@@ -46,6 +49,11 @@ def test_init_writes_a_starter_project_and_refuses_to_overwrite(tmp_path):
     )
     project = Project.load(tmp_path / "mkdocs.yml")
     assert list(project.shown()) == ["index/first_gradient.py"] and project.pdf is not None
+    # math with no set-up: arithmatex's generic formulas, which the plugin gives its KaTeX to (reader_assets.py)
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    assert config.mdx_configs["pymdownx.arithmatex"] == {"generic": True}
+    page = markdown.markdown(starter.FILES["docs/index.md"], extensions=["pymdownx.arithmatex"])
+    assert 'class="arithmatex"' in page
     # the second chapter's test shows this .gitignore covers all a build writes
     assert starter.FILES[".gitignore"] == (ROOT / "tests/second_chapter/.gitignore").read_text(encoding="utf-8")
     (tmp_path / "docs/index.md").write_text("mine\n")

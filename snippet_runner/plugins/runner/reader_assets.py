@@ -1,7 +1,8 @@
 """What a reader's browser needs from the engine, added by the plugin to any site that lists it: the
-outputs' and pictures' styles, the backward-pass player, and each page's links to its notebook and the
-zip. Through MkDocs' documented config and events only (``extra_css``, ``extra_javascript``,
-``File.generated``, ``on_post_page``), so a site needs no template override and no copied file."""
+outputs' and pictures' styles, the backward-pass player, each page's links to its notebook and the
+zip, and KaTeX (from npm, in the wheel: setup.py) for arithmatex's formulas where ``extra_javascript``
+names no renderer. Through MkDocs' documented config and events only (``extra_css``,
+``extra_javascript``, ``File.generated``, ``on_post_page``): a site needs no template or copied file."""
 
 from __future__ import annotations
 
@@ -9,29 +10,51 @@ import posixpath
 from html import escape
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 FOLDER = Path(__file__).with_name("assets")  # package data: in the wheel beside this module
 SITE_FOLDER = "assets/snippet-runner"
 CSS = ("snippets.css", "backward-steps.css")  # first, so the site's own stylesheets can override them
 JS = ("backward-steps.js",)
+MATH = "pymdownx.arithmatex"
+MATH_CSS, MATH_JS = ("katex/katex.min.css",), ("katex/katex.min.js", "katex/contrib/auto-render.min.js", "math.js")
+# in a wheel beside the assets (setup.py copies it there), in a checkout where `npm ci` put it
+KATEX = FOLDER / "katex" if (FOLDER / "katex").is_dir() else FOLDER.parents[3] / "node_modules" / "katex" / "dist"
 # Material's content area; the links go at its top, where a theme's page actions stand
 ARTICLE = '<article class="md-content__inner md-typeset">'
 NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
 
 
+def _math(config) -> bool:
+    """Whether the site needs the engine's KaTeX: arithmatex's formulas, and no renderer of its own."""
+    scripts = " ".join(map(str, config.extra_javascript)).lower()
+    if MATH not in config.markdown_extensions or "katex" in scripts or "mathjax" in scripts:
+        return False
+    if not config.mdx_configs.get(MATH, {}).get("generic"):  # without, it writes MathJax 2's <script>s
+        raise PluginError(f"{MATH} needs `generic: true` for the engine's KaTeX, or a renderer in extra_javascript")
+    if not (KATEX / "katex.min.js").is_file():
+        raise PluginError(f"{KATEX} is missing: run `npm ci`, or install the engine from its wheel")
+    return True
+
+
 def add_to_config(config) -> None:
-    css = [f"{SITE_FOLDER}/{name}" for name in CSS]
+    math = _math(config)
+    css = [f"{SITE_FOLDER}/{name}" for name in CSS + MATH_CSS * math]
     config.extra_css[:0] = [path for path in css if path not in config.extra_css]
-    js = [f"{SITE_FOLDER}/{name}" for name in JS]
+    js = [f"{SITE_FOLDER}/{name}" for name in JS + MATH_JS * math]
     config.extra_javascript += [path for path in js if path not in map(str, config.extra_javascript)]
 
 
 def add_files(files, config) -> None:
-    for name in (*CSS, *JS):
-        uri = f"{SITE_FOLDER}/{name}"
+    names = [*CSS, *JS]
+    if f"{SITE_FOLDER}/{MATH_JS[-1]}" in map(str, config.extra_javascript):  # add_to_config's KaTeX
+        names += [*MATH_CSS, *MATH_JS, *(f"katex/fonts/{font.name}" for font in KATEX.glob("fonts/*.woff2"))]
+    for name in names:
+        uri, katex = f"{SITE_FOLDER}/{name}", name.removeprefix("katex/")
         if files.get_file_from_path(uri) is None:  # a site's own copy wins
-            files.append(File.generated(config, uri, abs_src_path=str(FOLDER / name)))
+            source = KATEX / katex if katex != name else FOLDER / name
+            files.append(File.generated(config, uri, abs_src_path=str(source)))
 
 
 def _relative(target: str, page) -> str:
