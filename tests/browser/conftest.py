@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import functools
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 
 import pytest
 
 from snippet_runner.site import chromium
 
-from .pages import recording_context, wait_until_rendered
+from .pages import SiteServer, recording_context, wait_until_rendered
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +39,7 @@ def http_root(built_site) -> str:
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_site)))
+    server = SiteServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"

@@ -3,6 +3,8 @@ has finished drawing its math and diagrams."""
 
 from __future__ import annotations
 
+import sys
+from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from snippet_runner.site.pdf import script
@@ -13,6 +15,15 @@ OPEN_SHADOW_ROOTS = """
 const attach = Element.prototype.attachShadow;
 Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: "open" }) };
 """
+
+
+class SiteServer(ThreadingHTTPServer):
+    """The test's http.server, quiet when the browser drops a connection mid-answer (it does, on a page
+    it leaves): socketserver would print that as a traceback among the test output."""
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class Recorder:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import functools
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 
 import pytest
+
+from .pages import SiteServer
 
 HEADER_ORANGE = "rgb(198, 61, 18)"  # #c63d12, docs/assets/contrast.css
 
@@ -32,7 +34,7 @@ def pages_like_server(built_site):
             if self.command != "HEAD":
                 self.wfile.write(not_found)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(built_site)))
+    server = SiteServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(built_site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
