@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner import defaults
-from snippet_runner.errors import SetupError
+from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.markdown.run_lines import find_includes
 
 
@@ -187,9 +187,7 @@ class Project:
         )
 
 
-def _config_error(setting: str, problem: str):
-    from snippet_runner.errors import SnippetError
-
+def _config_error(setting: str, problem: str) -> SnippetError:
     return SnippetError(f"mkdocs.yml (snippet-runner {setting})", problem)
 
 
