@@ -103,10 +103,7 @@ def write(expected_path: Path, actual: str) -> bool:
 
 
 def pictures_text(pictures) -> str:
-    """The approved form of a run's pictures (``messages.Picture``s), "" when none.
-
-    One node, edge or series per line, so that a diff of the file shows what changed.
-    """
+    """A run's pictures as approved ("" if none): one node, edge or series a line, so a diff shows what changed."""
     if not pictures:
         return ""
     return _readable([picture.data for picture in pictures]) + "\n"
