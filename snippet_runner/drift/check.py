@@ -26,7 +26,7 @@ from snippet_runner.checking.engine import Engine
 from snippet_runner.checking.rules import DeclaredErrorChanged
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
-from snippet_runner.machine import installed_version
+from snippet_runner.machine import installed_version, required_version
 from snippet_runner.project import Project
 from snippet_runner.running import snippet as spec
 
@@ -209,7 +209,8 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
         if created:
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
-        command = [*pip, f"torch=={version}", *_numpy_pin(root)]
+        numpy = required_version(root, "numpy")  # the project's: torch imports as in .venv, and only torch differs
+        command = [*pip, f"torch=={version}", f"numpy=={numpy}" if numpy else "numpy"]
         if index_url:
             command += ["--index-url", index_url]
         print(f"drift: installing torch=={version} into {venv.relative_to(root)} (pip's log: {log.relative_to(root)})")
@@ -233,15 +234,6 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
         raise
     ready.write_text(probe["torch"] + "\n")
     return python
-
-
-def _numpy_pin(root: Path) -> list[str]:
-    """The project's numpy, so an import of torch behaves as in .venv and only torch differs."""
-    try:
-        lines = (Path(root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return ["numpy"]
-    return [line.strip() for line in lines if line.strip().lower().startswith("numpy==")] or ["numpy"]
 
 
 def _run_logged(command: list[str], log: Path) -> tuple[int, str]:

@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from snippet_runner.machine import installed_version
+from snippet_runner.machine import installed_version, required_version
 from snippet_runner.markdown.notebooks import KERNEL, content_ids
 from snippet_runner.markdown.run_lines import find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
@@ -69,12 +69,7 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
 
 def _pinned(root: Path, name: str) -> str:
     """The version ``requirements.txt`` pins (so every build writes the same README), else the installed one."""
-    requirements = Path(root) / "requirements.txt"
-    if requirements.is_file():
-        for line in requirements.read_text(encoding="utf-8").splitlines():
-            if line.strip().lower().startswith(f"{name}=="):
-                return line.split("==", 1)[1].split("#")[0].strip()
-    return (installed_version(name) or "?").split("+")[0]
+    return required_version(root, name) or (installed_version(name) or "?").split("+")[0]
 
 
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
