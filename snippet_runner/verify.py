@@ -165,8 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     except SnippetError as error:
         print(f"verify: {error}", file=sys.stderr)
         return 2
-    refused = pythons.unusable(args.python or sys.executable, project.preload)
-    if refused:
+    if refused := pythons.unusable(args.python or sys.executable, project.preload):
         print(f"verify: {refused}", file=sys.stderr)
         return 2
     return verify(project, args.python, rtol=args.rtol)

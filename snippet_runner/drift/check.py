@@ -121,7 +121,6 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
     """Run every example under ``python`` and return the record for torch ``label`` (not yet written)."""
     root = Path(root).resolve()
     project = project or Project.load(root / "mkdocs.yml")
-    snippets_dir = project.snippets_dir
     rels = list(project.shown())
     probe = _probe(python, load=False)
     engine = project.engine(approval="warn", cached=False, python=python)
@@ -129,7 +128,7 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
     try:
         engine.prefetch(rels)
         for rel in rels:
-            entries[rel] = {**classify(engine, rel, label), **fingerprint(snippets_dir, rel)}
+            entries[rel] = {**classify(engine, rel, label), **fingerprint(project.snippets_dir, rel)}
     finally:
         engine.close()
     summary = {name: sum(entry["result"] == name for entry in entries.values()) for name in RESULTS}
@@ -272,7 +271,6 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
     root = Path(root)
     folder = root / records_dir
     project = project or Project.load(root / "mkdocs.yml")
-    snippets_dir = project.snippets_dir
     current = list(project.shown())
     fingerprints: dict[str, dict | None] = {}  # each example's hashes, computed once for every record
     records = []
@@ -303,14 +301,13 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
             for e in entries.values()
         ):
             raise DriftError(f"{shown}: an entry has no known result ({', '.join(RESULTS)}); {redo}")
-        gone = sorted(rel for rel in entries if rel not in current)
-        if gone:
+        if gone := sorted(rel for rel in entries if rel not in current):
             raise DriftError(f"{shown}: records snippets/{gone[0]}, which the site no longer runs; {redo}")
         item = Record(path, data, unchecked=[rel for rel in current if rel not in entries])
         for rel, entry in entries.items():
             if rel not in fingerprints:
                 try:
-                    fingerprints[rel] = fingerprint(snippets_dir, rel)
+                    fingerprints[rel] = fingerprint(project.snippets_dir, rel)
                 except SnippetError:  # unreadable now: the build reports that itself, with the page
                     fingerprints[rel] = None
             now = fingerprints[rel]
