@@ -1,12 +1,11 @@
 """The one exception type the engine raises for bad input.
 
-Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's
-``file:line``; the Markdown layer adds the page. What a snippet printed reaches these messages and
-the author's terminal, so every control character is shown escaped (:func:`printable`) and every
-line after a message's first is indented: no escape code clears a screen, sets a
-title or fakes a log line, and no line break starts one. A plain exception, so the engine knows
-nothing of MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``,
-which MkDocs prints as one clean message instead of a traceback.
+Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's ``file:line``; the Markdown layer
+adds the page. What a snippet printed reaches these messages and the author's terminal, so every control character is
+shown escaped (:func:`printable`) and every line after a message's first is indented: no escape code clears a screen,
+sets a title or fakes a log line, and no line break starts one. A plain exception, so the engine knows nothing of
+MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``, which MkDocs prints as one
+clean message instead of a traceback.
 """
 
 from __future__ import annotations

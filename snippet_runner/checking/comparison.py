@@ -1,11 +1,10 @@
-"""What "the same output" means, defined once for the build, approval, ``verify`` and ``make drift``,
-and the approved files it is held against: ``<snippet>.out`` (plain text, for a reviewer) and
-``<snippet>.pictures.json``.
+"""What "the same output" means, defined once for the build, approval, ``verify`` and ``make drift``, and the approved
+files it is held against: ``<snippet>.out`` (plain text, for a reviewer) and ``<snippet>.pictures.json``.
 
-Two outputs are the same when their text is, or differs only in the torch build label (``BUILD``).
-Given a relative tolerance (``verify --rtol``), two whose text differs only in numbers, each within
-that tolerance of the approved one, are *close*: what a reader sees on a GPU or another BLAS, where
-the last digits move. The build never passes a tolerance.
+Two outputs are the same when their text is, or differs only in the torch build label (``BUILD``). Given a relative
+tolerance (``verify --rtol``), two whose text differs only in numbers, each within that tolerance of the approved one,
+are *close*: what a reader sees on a GPU or another BLAS, where the last digits move. The build never passes a
+tolerance.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The core the MkDocs plugin, the CLI and the tests share: snippet in, checked output out.
 
-``Engine.run`` takes a snippet's result from the cache or a worker (scheduling the runs over its
-workers, each result read once a build) and holds it to the rules of
-:mod:`snippet_runner.checking.rules`; anything a reader should not see becomes a ``SnippetError``.
-Only a result that passed every rule is cached, so fixing a failure's cause is enough.
+``Engine.run`` takes a snippet's result from the cache or a worker (scheduling the runs over its workers, each result
+read once a build) and holds it to the rules of :mod:`snippet_runner.checking.rules`; anything a reader should not see
+becomes a ``SnippetError``. Only a result that passed every rule is cached, so fixing a failure's cause is enough.
 """
 
 from __future__ import annotations

@@ -265,9 +265,8 @@ def _install_failure(version: str, text: str, log: Path) -> str:
 
 
 def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | None = None) -> list[Record]:
-    """Every ``drift/torch-*.json``, checked: ``DriftError`` names the first bad one (not JSON, a
-    wrong checksum or name, an example gone). Examples changed since are *stale*, missing ones
-    *unchecked*: not fatal."""
+    """Every ``drift/torch-*.json``, checked: ``DriftError`` names the first bad one (not JSON, a wrong checksum or
+    name, an example gone). Examples changed since are *stale*, missing ones *unchecked*: not fatal."""
     root = Path(root)
     folder = root / records_dir
     project = project or Project.load(root / "mkdocs.yml")

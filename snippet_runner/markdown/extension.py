@@ -1,8 +1,7 @@
-"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it
-(MkDocs, ProperDocs, Zensical, or ``markdown.markdown(text, extensions=["pymdownx.superfences",
-RunExtension(page="docs/x.md")])``).
-A preprocessor, before the fenced-code extensions, because it writes fenced blocks. The plugin gives
-it the build's engine, and the page it renders (learnt from ``on_page_markdown``), through
+"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it (MkDocs,
+ProperDocs, Zensical, or ``markdown.markdown(text, extensions=["pymdownx.superfences",
+RunExtension(page="docs/x.md")])``). A preprocessor, before the fenced-code extensions, because it writes fenced blocks.
+The plugin gives it the build's engine, and the page it renders (learnt from ``on_page_markdown``), through
 ``mdx_configs``; without it, the first page starts an engine for the process.
 """
 

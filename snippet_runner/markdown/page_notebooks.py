@@ -1,9 +1,8 @@
-"""Every teaching page's examples as a notebook to download (each example a code cell with its
-**approved** output, the headings as Markdown cells), and all examples in one zip: from committed
-files only, with content-derived cell ids and fixed zip dates and modes, so a commit gives one set of
-bytes. Cell tags tell nbval where a reader's run cannot print the same text (``raises-exception``,
-``nbval-ignore-output``, ``nbval-skip``). Pictures are left out: a reader's run draws none. The JSON
-is written here in nbformat's shape, since nbformat gives each new cell a random id.
+"""Every teaching page's examples as a notebook to download (each example a code cell with its **approved** output, the
+headings as Markdown cells), and all examples in one zip: from committed files only, with content-derived cell ids and
+fixed zip dates and modes, so a commit gives one set of bytes. Cell tags tell nbval where a reader's run cannot print
+the same text (``raises-exception``, ``nbval-ignore-output``, ``nbval-skip``). Pictures are left out: a reader's run
+draws none. The JSON is written here in nbformat's shape, since nbformat gives each new cell a random id.
 """
 
 from __future__ import annotations

@@ -7,11 +7,10 @@ Settings are comments, so the file stays a plain script that ``python file.py`` 
     # snippet: graph loss saved
     # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
 
-The last two ask for a picture of the run (:mod:`snippet_runner.pictures`). A plain snippet's
-settings sit at the top, where the listing hides them (its numbering starts below, so line
-numbers still match the file); a notebook script's may sit in their cell. A snippet must be a file
-inside the snippets folder, symlinks resolved. All static (``ast``): a syntax error is reported
-before any worker starts.
+The last two ask for a picture of the run (:mod:`snippet_runner.pictures`). A plain snippet's settings sit at the top,
+where the listing hides them (its numbering starts below, so line numbers still match the file); a notebook script's may
+sit in their cell. A snippet must be a file inside the snippets folder, symlinks resolved. All static (``ast``): a
+syntax error is reported before any worker starts.
 """
 
 from __future__ import annotations
