@@ -44,10 +44,8 @@ def context(browser: Browser, site: Path, refused: list[str], **options) -> Brow
         parts = urlsplit(route.request.url)
         if f"{parts.scheme}://{parts.netloc}" == ORIGIN:
             file = (root / unquote(parts.path).lstrip("/")).resolve()
-            if file.is_relative_to(root) and file.is_file():
-                return route.fulfill(path=file)
             if file.is_relative_to(root):
-                return route.fulfill(status=404)
+                return route.fulfill(path=file) if file.is_file() else route.fulfill(status=404)
         refused.append(route.request.url)
         route.abort("blockedbyclient")
 
