@@ -19,9 +19,8 @@ from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResu
 from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = rules.APPROVAL_MODES  # approving is checking/accept.py's, from two runs
-# A second worker costs a torch import and a warm-up, about 2.5 s of a core, and saves half of each
-# snippet's 10 to 20 ms: it pays off only beyond about 300 snippets; below, it takes the build's own
-# core (dev/measurements.md).
+# A second worker costs a torch import and a warm-up, about 2.5 s of a core, and saves half of each snippet's 10 to
+# 20 ms: it pays off only beyond about 300 snippets; below, it takes the build's own core (dev/measurements.md).
 SNIPPETS_PER_EXTRA_WORKER = 160  # so a second worker starts from 320 snippets to run
 
 
