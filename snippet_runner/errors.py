@@ -82,8 +82,7 @@ def capped(text: str) -> str:
     """``text`` capped, saying how much was cut: a 50 MB output must not become a 50 MB error message."""
     if "\n… cut:" in text:
         return text  # already capped (an error passed on with a page added)
-    lines = text.splitlines(keepends=True)
-    kept = "".join(lines[:MAX_DETAIL_LINES])[:MAX_DETAIL_CHARS]
+    kept = "".join(text.splitlines(keepends=True)[:MAX_DETAIL_LINES])[:MAX_DETAIL_CHARS]
     if len(kept) == len(text):
         return text
     cut_lines = text[len(kept) :].count("\n") + (0 if text.endswith("\n") else 1)

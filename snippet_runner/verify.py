@@ -38,8 +38,7 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
         words = re.findall(r"[\w.-]+", opened["info"])
         language = words[0].lstrip(".") if words and opened["fence"][0] == "`" else ""
         if language in ("python", "py") and "notest" not in words and "continuation" not in words:
-            indent = opened["indent"]
-            code = "\n".join(line.removeprefix(indent) for line in lines[start + 1 : end])
+            code = "\n".join(line.removeprefix(opened["indent"]) for line in lines[start + 1 : end])
             found.append((f"{shown}:{start + 1}", language, code + "\n"))
     return found
 
@@ -61,8 +60,7 @@ def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
     except SetupError:
         raise  # nothing can run: reported once, by verify()
     except SnippetError as error:
-        detail = f"\n{error.detail}" if error.detail else ""
-        return ERROR, f"{error.message}{detail}"
+        return ERROR, error.message + (f"\n{error.detail}" if error.detail else "")
     verdict = outcome.verdict
     if verdict is None:
         return DIFFERS, ""

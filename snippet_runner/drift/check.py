@@ -131,7 +131,6 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
             entries[rel] = {**classify(engine, rel, label), **fingerprint(project.snippets_dir, rel)}
     finally:
         engine.close()
-    summary = {name: sum(entry["result"] == name for entry in entries.values()) for name in RESULTS}
     data = {
         "format": FORMAT,
         "torch": label,
@@ -140,7 +139,7 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
         "python": probe["python"],
         "engine": snippet_runner.__version__,
         "compared_with": installed_version("torch"),
-        "summary": summary,
+        "summary": {name: sum(entry["result"] == name for entry in entries.values()) for name in RESULTS},
         "snippets": dict(sorted(entries.items())),
     }
     data["checksum"] = checksum(data)

@@ -58,8 +58,7 @@ class _RunPreprocessor(Preprocessor):
         self.extension = extension
 
     def run(self, lines: list[str]) -> list[str]:
-        session = self.extension.getConfig("session")
-        engine, rendering = session or _standalone(self.extension.getConfig("config_file"))
+        engine, rendering = self.extension.getConfig("session") or _standalone(self.extension.getConfig("config_file"))
         page = self.extension.getConfig("page") or rendering()
         try:
             return expand("\n".join(lines), page, engine, raw_html=self.md.htmlStash.store).split("\n")

@@ -257,8 +257,7 @@ class _Walk:
             return self.ids[node]
         node_id = f"f{len(self.ids)}"
         self.ids[node] = node_id
-        name = type(node).__name__
-        entry: dict[str, Any] = {"id": node_id, "type": "function", "name": name}
+        entry: dict[str, Any] = {"id": node_id, "type": "function", "name": type(node).__name__}
         self.nodes.append(entry)
         if self.saved:
             saved = [attr for attr in sorted(dir(node)) if attr.startswith("_saved_") and _is_tensor(node, attr)]
@@ -414,8 +413,7 @@ def _factors(node, input_name) -> dict[int, str]:
     try:
         if kind in ("AddBackward0", "SubBackward0"):
             alpha = float(node._saved_alpha)
-            second = -alpha if kind == "SubBackward0" else alpha
-            return {0: "1", 1: number(second)}
+            return {0: "1", 1: number(-alpha if kind == "SubBackward0" else alpha)}
         if kind == "MulBackward0":
             one, other = node._saved_self, node._saved_other
             out = {}
@@ -433,8 +431,7 @@ def _factors(node, input_name) -> dict[int, str]:
             name = _short_name(input_name(node, 0)) or "(its input)"
             joined = name if len(name) == 1 else f"·{name}"  # 2u, but 2·loss
             power = "" if exponent == 2 else f"^{number(exponent - 1)}"
-            formula = f"{number(exponent)}{joined}{power}"
-            return {0: f"{formula} = {value}"}
+            return {0: f"{number(exponent)}{joined}{power} = {value}"}
     except (AttributeError, RuntimeError, TypeError, ValueError):
         return {}
     return {}
