@@ -45,12 +45,9 @@ def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAG
 
 
 def key_for(snippet: Snippet, preload: tuple[str, ...]) -> str:
-    digest = hashlib.sha256(environment_fingerprint(tuple(preload)).encode())
-    digest.update(snippet.rel.encode())
-    digest.update(snippet.source.encode())
+    digest = hashlib.sha256((environment_fingerprint(tuple(preload)) + snippet.rel + snippet.source).encode())
     for module in snippet.local_modules:
-        digest.update(module.name.encode())
-        digest.update(module.read_bytes())
+        digest.update(module.name.encode() + module.read_bytes())
     return digest.hexdigest()
 
 
