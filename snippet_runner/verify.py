@@ -49,9 +49,7 @@ def fence_namespace(root: Path) -> str:
 
     path = Path(root) / "conftest.py"
     make = runpy.run_path(str(path)).get("pytest_markdown_docs_globals") if path.is_file() else None
-    if make is None:
-        return ""
-    return inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"
+    return "" if make is None else inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"
 
 
 def _verdict(engine: Engine, rel: str) -> tuple[str, str]:

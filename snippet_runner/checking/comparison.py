@@ -103,9 +103,7 @@ def write(expected_path: Path, actual: str) -> bool:
 
 def pictures_text(pictures) -> str:
     """A run's pictures as approved ("" if none): one node, edge or series a line, so a diff shows what changed."""
-    if not pictures:
-        return ""
-    return _readable([picture.data for picture in pictures]) + "\n"
+    return _readable([picture.data for picture in pictures]) + "\n" if pictures else ""
 
 
 def _readable(value, indent: str = "") -> str:
