@@ -113,15 +113,8 @@ def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
         raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
     cells = split_cells(source)
     settings = _settings(source, f"{shown_as}/{rel}", on_top=len(cells) == 1)
-    return Snippet(
-        path=path,
-        rel=rel,
-        source=source,
-        cells=cells,
-        local_modules=tuple(_local_modules(tree, path.parent, set())),
-        folder=shown_as,
-        **settings,
-    )
+    modules = tuple(_local_modules(tree, path.parent, set()))
+    return Snippet(path=path, rel=rel, source=source, cells=cells, local_modules=modules, folder=shown_as, **settings)
 
 
 def inside(folder: Path, rel: str, location: str, rule: str) -> Path:
