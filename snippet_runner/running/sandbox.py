@@ -282,8 +282,7 @@ class Sandbox:
     def limits_hit(self) -> tuple[str, ...]:
         """In the worker, once the child is gone: which of its limits it ran into."""
         hit = []
-        cgroup = self.isolated.cgroup
-        if cgroup is not None and cgroup.refusals() > self._refused:
+        if self.isolated.cgroup is not None and self.isolated.cgroup.refusals() > self._refused:
             hit.append("processes")
         if self.isolated.memory is not None and self.isolated.memory.kills() > self._killed:
             hit.append("memory")
