@@ -102,7 +102,7 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
 
 
 def _markdown(text: str) -> dict:
-    return {"cell_type": "markdown", "id": "", "metadata": {}, "source": _lines(text)}
+    return {"cell_type": "markdown", "id": "", "metadata": {}, "source": text.splitlines(keepends=True)}
 
 
 def _code(snippet: spec.Snippet, count: int) -> dict:
@@ -119,18 +119,14 @@ def _code(snippet: spec.Snippet, count: int) -> dict:
                 {"output_type": "error", "ename": ename.rsplit(".", 1)[-1], "evalue": evalue, "traceback": []}
             )
         if printed:
-            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": _lines(printed)})
+            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": printed.splitlines(keepends=True)})
         tags = ["nbval-ignore-output" if Path(snippet.rel).name in printed else "nbval-check-output"]
         if snippet.raises is not None:
             tags.append("raises-exception")
         if "__file__" in code:
             tags.append("nbval-skip")
     cell = {"cell_type": "code", "execution_count": count, "id": "", "metadata": {"tags": tags}, "outputs": outputs}
-    return {**cell, "source": _lines(code.rstrip("\n"))}
-
-
-def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    return {**cell, "source": code.rstrip("\n").splitlines(keepends=True)}
 
 
 def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str, stem: str) -> bytes:
