@@ -91,8 +91,11 @@ def verify(project: Project, python: str | None, out=sys.stdout, rtol: float = 0
         for engine in engines:
             engine.rtol = rtol
         for name, engine, rel in checks:
-            results.append((name, *_verdict(engine, rel)))
-            _line(out, *results[-1])
+            verdict, detail = _verdict(engine, rel)
+            results.append((name, verdict, detail))
+            print(f"{verdict:<8}{name}", file=out)
+            for text in detail.rstrip("\n").splitlines():
+                print(f"        {text}", file=out)
     except SetupError as error:
         print(f"verify: nothing can run under {interpreter}: {error.message}", file=out)
         return 2
@@ -125,12 +128,6 @@ def _write_fences(project: Project, folder: Path) -> dict[str, str]:
         path.with_suffix(".out").write_text("", encoding="utf-8")
         names[rel] = where
     return names
-
-
-def _line(out, name: str, verdict: str, detail: str) -> None:
-    print(f"{verdict:<8}{name}", file=out)
-    for text in detail.rstrip("\n").splitlines():
-        print(f"        {text}", file=out)
 
 
 def main(argv: list[str] | None = None) -> int:
