@@ -22,9 +22,7 @@ class SnippetError(Exception):
     def __init__(self, location: str, message: str, *, page: str | None = None, detail: str = ""):
         location, message = printable(location), printable(message)
         super().__init__(f"{location}: {message}")  # first: click's exception sets .message too
-        self.location = location
-        self.message = message
-        self.page = page
+        self.location, self.message, self.page = location, message, page
         self.detail = capped(printable(detail))
 
     def on_page(self, page: str) -> SnippetError:
