@@ -203,9 +203,8 @@ class Engine:
         line = f"snippets: {len(ran)} run, {len(self.records) - len(ran)} from cache"
         if ran:
             slowest = max(ran, key=lambda r: r.seconds)
-            total = sum(r.seconds for r in ran)
             line += (
-                f"; {total:.3f} s of snippet time, slowest {slowest.rel} {slowest.seconds:.3f} s"
+                f"; {sum(r.seconds for r in ran):.3f} s of snippet time, slowest {slowest.rel} {slowest.seconds:.3f} s"
                 f" (+{slowest.peak_rss_growth_kb / 1024:.1f} MB peak RSS)"
             )
         if self.runner.import_seconds is not None:

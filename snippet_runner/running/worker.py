@@ -230,9 +230,8 @@ def _next(fd: int) -> bytes | None:
 
 def main() -> None:
     isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
-    result_fd = int(sys.argv[1])
     preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
-    results = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
+    results = os.fdopen(int(sys.argv[1]), "w", buffering=1, encoding="utf-8")  # RESULT_FD
     if isolated.pid_namespace is None:
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     started = time.perf_counter()
