@@ -157,8 +157,7 @@ class Project:
         """``(approval, execute)`` from the settings and ``SNIPPETS_APPROVAL``/``SNIPPETS_EXECUTE``;
         ``mkdocs serve`` only warns. An unknown mode is returned for the caller to refuse."""
         execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.execute else "0") != "0"
-        approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval)
-        return approval, execute
+        return os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval), execute
 
     def engine(
         self,
