@@ -1,12 +1,11 @@
 """The one exception type the engine raises for bad input.
 
-Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's
-``file:line``; the Markdown layer adds the page. What a snippet printed reaches these messages and
-the author's terminal, so every control character is shown escaped (:func:`printable`) and every
-line after a message's first is indented: no escape code clears a screen, sets a
-title or fakes a log line, and no line break starts one. A plain exception, so the engine knows
-nothing of MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``,
-which MkDocs prints as one clean message instead of a traceback.
+Every failure an author must act on becomes a ``SnippetError`` carrying the snippet's ``file:line``; the Markdown layer
+adds the page. What a snippet printed reaches these messages and the author's terminal, so every control character is
+shown escaped (:func:`printable`) and every line after a message's first is indented: no escape code clears a screen,
+sets a title or fakes a log line, and no line break starts one. A plain exception, so the engine knows nothing of
+MkDocs; the plugin and the Markdown extension raise it again as MkDocs' ``PluginError``, which MkDocs prints as one
+clean message instead of a traceback.
 """
 
 from __future__ import annotations
@@ -23,9 +22,7 @@ class SnippetError(Exception):
     def __init__(self, location: str, message: str, *, page: str | None = None, detail: str = ""):
         location, message = printable(location), printable(message)
         super().__init__(f"{location}: {message}")  # first: click's exception sets .message too
-        self.location = location
-        self.message = message
-        self.page = page
+        self.location, self.message, self.page = location, message, page
         self.detail = capped(printable(detail))
 
     def on_page(self, page: str) -> SnippetError:
@@ -83,8 +80,7 @@ def capped(text: str) -> str:
     """``text`` capped, saying how much was cut: a 50 MB output must not become a 50 MB error message."""
     if "\n… cut:" in text:
         return text  # already capped (an error passed on with a page added)
-    lines = text.splitlines(keepends=True)
-    kept = "".join(lines[:MAX_DETAIL_LINES])[:MAX_DETAIL_CHARS]
+    kept = "".join(text.splitlines(keepends=True)[:MAX_DETAIL_LINES])[:MAX_DETAIL_CHARS]
     if len(kept) == len(text):
         return text
     cut_lines = text[len(kept) :].count("\n") + (0 if text.endswith("\n") else 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from importlib import metadata
+from pathlib import Path
 
 
 def installed_version(distribution: str) -> str | None:
@@ -13,6 +14,15 @@ def installed_version(distribution: str) -> str | None:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
+
+
+def required_version(root: Path, name: str) -> str | None:
+    """The version the project's ``requirements.txt`` pins ``name`` to (``name==version``), if it does."""
+    requirements = Path(root) / "requirements.txt"
+    for line in requirements.read_text(encoding="utf-8").splitlines() if requirements.is_file() else []:
+        if line.strip().lower().startswith(f"{name}=="):
+            return line.split("==", 1)[1].split("#")[0].strip()
+    return None
 
 
 def pinned(distributions: Iterable[str]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snippet_runner import defaults
-from snippet_runner.errors import SetupError
+from snippet_runner.errors import SetupError, SnippetError
 from snippet_runner.markdown.run_lines import find_includes
 
 
@@ -157,8 +157,7 @@ class Project:
         """``(approval, execute)`` from the settings and ``SNIPPETS_APPROVAL``/``SNIPPETS_EXECUTE``;
         ``mkdocs serve`` only warns. An unknown mode is returned for the caller to refuse."""
         execute = os.environ.get("SNIPPETS_EXECUTE", "1" if self.execute else "0") != "0"
-        approval = os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval)
-        return approval, execute
+        return os.environ.get("SNIPPETS_APPROVAL", "warn" if serving else self.approval), execute
 
     def engine(
         self,
@@ -187,9 +186,7 @@ class Project:
         )
 
 
-def _config_error(setting: str, problem: str):
-    from snippet_runner.errors import SnippetError
-
+def _config_error(setting: str, problem: str) -> SnippetError:
     return SnippetError(f"mkdocs.yml (snippet-runner {setting})", problem)
 
 

@@ -1,10 +1,9 @@
 """The Pythons this project runs under: 3.11 to 3.14, for which every pin has a wheel.
 
-:func:`unusable` gives one message for an interpreter the worker cannot start under (3.10 lacks
-``typing.NotRequired``) or that lacks the preloaded packages, not a traceback per example. The
-worker runs with ``-X no_debug_ranges`` (``running/pool.py``), so no version prints the caret lines
-under a traceback's source lines that changed between versions; deleting such lines from outputs
-would also delete one an example prints on purpose.
+:func:`unusable` gives one message for an interpreter the worker cannot start under (3.10 lacks ``typing.NotRequired``)
+or that lacks the preloaded packages, not a traceback per example. The worker runs with ``-X no_debug_ranges``
+(``running/pool.py``), so no version prints the caret lines under a traceback's source lines that changed between
+versions; deleting such lines from outputs would also delete one an example prints on purpose.
 """
 
 from __future__ import annotations

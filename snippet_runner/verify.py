@@ -38,8 +38,7 @@ def fences(page: Path, shown: str) -> list[tuple[str, str, str]]:
         words = re.findall(r"[\w.-]+", opened["info"])
         language = words[0].lstrip(".") if words and opened["fence"][0] == "`" else ""
         if language in ("python", "py") and "notest" not in words and "continuation" not in words:
-            indent = opened["indent"]
-            code = "\n".join(line.removeprefix(indent) for line in lines[start + 1 : end])
+            code = "\n".join(line.removeprefix(opened["indent"]) for line in lines[start + 1 : end])
             found.append((f"{shown}:{start + 1}", language, code + "\n"))
     return found
 
@@ -50,9 +49,7 @@ def fence_namespace(root: Path) -> str:
 
     path = Path(root) / "conftest.py"
     make = runpy.run_path(str(path)).get("pytest_markdown_docs_globals") if path.is_file() else None
-    if make is None:
-        return ""
-    return inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"
+    return "" if make is None else inspect.getsource(make) + "\nglobals().update(pytest_markdown_docs_globals())\n"
 
 
 def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
@@ -61,8 +58,7 @@ def _verdict(engine: Engine, rel: str) -> tuple[str, str]:
     except SetupError:
         raise  # nothing can run: reported once, by verify()
     except SnippetError as error:
-        detail = f"\n{error.detail}" if error.detail else ""
-        return ERROR, f"{error.message}{detail}"
+        return ERROR, error.message + (f"\n{error.detail}" if error.detail else "")
     verdict = outcome.verdict
     if verdict is None:
         return DIFFERS, ""
@@ -95,8 +91,11 @@ def verify(project: Project, python: str | None, out=sys.stdout, rtol: float = 0
         for engine in engines:
             engine.rtol = rtol
         for name, engine, rel in checks:
-            results.append((name, *_verdict(engine, rel)))
-            _line(out, *results[-1])
+            verdict, detail = _verdict(engine, rel)
+            results.append((name, verdict, detail))
+            print(f"{verdict:<8}{name}", file=out)
+            for text in detail.rstrip("\n").splitlines():
+                print(f"        {text}", file=out)
     except SetupError as error:
         print(f"verify: nothing can run under {interpreter}: {error.message}", file=out)
         return 2
@@ -131,12 +130,6 @@ def _write_fences(project: Project, folder: Path) -> dict[str, str]:
     return names
 
 
-def _line(out, name: str, verdict: str, detail: str) -> None:
-    print(f"{verdict:<8}{name}", file=out)
-    for text in detail.rstrip("\n").splitlines():
-        print(f"        {text}", file=out)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m snippet_runner verify",
@@ -165,8 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     except SnippetError as error:
         print(f"verify: {error}", file=sys.stderr)
         return 2
-    refused = pythons.unusable(args.python or sys.executable, project.preload)
-    if refused:
+    if refused := pythons.unusable(args.python or sys.executable, project.preload):
         print(f"verify: {refused}", file=sys.stderr)
         return 2
     return verify(project, args.python, rtol=args.rtol)

@@ -1,11 +1,10 @@
 """A content-addressed cache of run results, so an unchanged snippet never runs twice.
 
-The key hashes what decides the output: the snippet's bytes and its local modules', the Python and
-preloaded packages' versions, and the code that runs it (every file under ``running/``, listed so a
-new one cannot be left out, and the picture recorder). Code that only reads results is not in it,
-so editing it re-runs nothing; nothing is time-based. (jupyter-cache and sphinx-gallery key whole
-notebooks and tie their stores to their runners.) An entry holds its key beside the result and is
-read back through the worker's exact schema: one that does not parse, or has another key, is a
+The key hashes what decides the output: the snippet's bytes and its local modules', the Python and preloaded packages'
+versions, and the code that runs it (every file under ``running/``, listed so a new one cannot be left out, and the
+picture recorder). Code that only reads results is not in it, so editing it re-runs nothing; nothing is time-based.
+(jupyter-cache and sphinx-gallery key whole notebooks and tie their stores to their runners.) An entry holds its key
+beside the result and is read back through the worker's exact schema: one that does not parse, or has another key, is a
 miss, never a crash.
 """
 
@@ -46,12 +45,9 @@ def environment_fingerprint(preload: tuple[str, ...], package_dir: Path = PACKAG
 
 
 def key_for(snippet: Snippet, preload: tuple[str, ...]) -> str:
-    digest = hashlib.sha256(environment_fingerprint(tuple(preload)).encode())
-    digest.update(snippet.rel.encode())
-    digest.update(snippet.source.encode())
+    digest = hashlib.sha256((environment_fingerprint(tuple(preload)) + snippet.rel + snippet.source).encode())
     for module in snippet.local_modules:
-        digest.update(module.name.encode())
-        digest.update(module.read_bytes())
+        digest.update(module.name.encode() + module.read_bytes())
     return digest.hexdigest()
 
 

@@ -1,11 +1,10 @@
-"""What "the same output" means, defined once for the build, approval, ``verify`` and ``make drift``,
-and the approved files it is held against: ``<snippet>.out`` (plain text, for a reviewer) and
-``<snippet>.pictures.json``.
+"""What "the same output" means, defined once for the build, approval, ``verify`` and ``make drift``, and the approved
+files it is held against: ``<snippet>.out`` (plain text, for a reviewer) and ``<snippet>.pictures.json``.
 
-Two outputs are the same when their text is, or differs only in the torch build label (``BUILD``).
-Given a relative tolerance (``verify --rtol``), two whose text differs only in numbers, each within
-that tolerance of the approved one, are *close*: what a reader sees on a GPU or another BLAS, where
-the last digits move. The build never passes a tolerance.
+Two outputs are the same when their text is, or differs only in the torch build label (``BUILD``). Given a relative
+tolerance (``verify --rtol``), two whose text differs only in numbers, each within that tolerance of the approved one,
+are *close*: what a reader sees on a GPU or another BLAS, where the last digits move. The build never passes a
+tolerance.
 """
 
 from __future__ import annotations
@@ -103,13 +102,8 @@ def write(expected_path: Path, actual: str) -> bool:
 
 
 def pictures_text(pictures) -> str:
-    """The approved form of a run's pictures (``messages.Picture``s), "" when none.
-
-    One node, edge or series per line, so that a diff of the file shows what changed.
-    """
-    if not pictures:
-        return ""
-    return _readable([picture.data for picture in pictures]) + "\n"
+    """A run's pictures as approved ("" if none): one node, edge or series a line, so a diff shows what changed."""
+    return _readable([picture.data for picture in pictures]) + "\n" if pictures else ""
 
 
 def _readable(value, indent: str = "") -> str:

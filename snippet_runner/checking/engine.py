@@ -1,9 +1,8 @@
 """The core the MkDocs plugin, the CLI and the tests share: snippet in, checked output out.
 
-``Engine.run`` takes a snippet's result from the cache or a worker (scheduling the runs over its
-workers, each result read once a build) and holds it to the rules of
-:mod:`snippet_runner.checking.rules`; anything a reader should not see becomes a ``SnippetError``.
-Only a result that passed every rule is cached, so fixing a failure's cause is enough.
+``Engine.run`` takes a snippet's result from the cache or a worker (scheduling the runs over its workers, each result
+read once a build) and holds it to the rules of :mod:`snippet_runner.checking.rules`; anything a reader should not see
+becomes a ``SnippetError``. Only a result that passed every rule is cached, so fixing a failure's cause is enough.
 """
 
 from __future__ import annotations
@@ -21,9 +20,8 @@ from snippet_runner.running.protocol import Death, Picture, RaisedError, RunResu
 from snippet_runner.running.warmup import touched_by
 
 APPROVAL_MODES = rules.APPROVAL_MODES  # approving is checking/accept.py's, from two runs
-# A second worker costs a torch import and a warm-up, about 2.5 s of a core, and saves half of each
-# snippet's 10 to 20 ms: it pays off only beyond about 300 snippets; below, it takes the build's own
-# core (dev/measurements.md).
+# A second worker costs a torch import and a warm-up, about 2.5 s of a core, and saves half of each snippet's 10 to
+# 20 ms: it pays off only beyond about 300 snippets; below, it takes the build's own core (dev/measurements.md).
 SNIPPETS_PER_EXTRA_WORKER = 160  # so a second worker starts from 320 snippets to run
 
 
@@ -208,9 +206,8 @@ class Engine:
         line = f"snippets: {len(ran)} run, {len(self.records) - len(ran)} from cache"
         if ran:
             slowest = max(ran, key=lambda r: r.seconds)
-            total = sum(r.seconds for r in ran)
             line += (
-                f"; {total:.3f} s of snippet time, slowest {slowest.rel} {slowest.seconds:.3f} s"
+                f"; {sum(r.seconds for r in ran):.3f} s of snippet time, slowest {slowest.rel} {slowest.seconds:.3f} s"
                 f" (+{slowest.peak_rss_growth_kb / 1024:.1f} MB peak RSS)"
             )
         if self.runner.import_seconds is not None:

@@ -67,8 +67,7 @@ def check(
     ``warn``, one that is not approved is returned)."""
     check_limits(snippet, result)
     raised = check_exception(snippet, result)
-    errors = [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]
-    if errors:
+    if errors := [SnippetError(snippet.loc(line), message) for line, message in result.picture_errors]:
         raise errors[0] if len(errors) == 1 else SnippetErrors(errors)
     check_memory_addresses(snippet, result)
     return raised, check_approved(snippet, result.outputs, result.pictures, mode, rtol)

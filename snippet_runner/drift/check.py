@@ -26,7 +26,7 @@ from snippet_runner.checking.engine import Engine
 from snippet_runner.checking.rules import DeclaredErrorChanged
 from snippet_runner.errors import SnippetError
 from snippet_runner.files import write_atomic
-from snippet_runner.machine import installed_version
+from snippet_runner.machine import installed_version, required_version
 from snippet_runner.project import Project
 from snippet_runner.running import snippet as spec
 
@@ -121,7 +121,6 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
     """Run every example under ``python`` and return the record for torch ``label`` (not yet written)."""
     root = Path(root).resolve()
     project = project or Project.load(root / "mkdocs.yml")
-    snippets_dir = project.snippets_dir
     rels = list(project.shown())
     probe = _probe(python, load=False)
     engine = project.engine(approval="warn", cached=False, python=python)
@@ -129,10 +128,9 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
     try:
         engine.prefetch(rels)
         for rel in rels:
-            entries[rel] = {**classify(engine, rel, label), **fingerprint(snippets_dir, rel)}
+            entries[rel] = {**classify(engine, rel, label), **fingerprint(project.snippets_dir, rel)}
     finally:
         engine.close()
-    summary = {name: sum(entry["result"] == name for entry in entries.values()) for name in RESULTS}
     data = {
         "format": FORMAT,
         "torch": label,
@@ -141,7 +139,7 @@ def record(root: Path, python: str, label: str, project: Project | None = None) 
         "python": probe["python"],
         "engine": snippet_runner.__version__,
         "compared_with": installed_version("torch"),
-        "summary": summary,
+        "summary": {name: sum(entry["result"] == name for entry in entries.values()) for name in RESULTS},
         "snippets": dict(sorted(entries.items())),
     }
     data["checksum"] = checksum(data)
@@ -209,7 +207,8 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
         if created:
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
-        command = [*pip, f"torch=={version}", *_numpy_pin(root)]
+        numpy = required_version(root, "numpy")  # the project's: torch imports as in .venv, and only torch differs
+        command = [*pip, f"torch=={version}", f"numpy=={numpy}" if numpy else "numpy"]
         if index_url:
             command += ["--index-url", index_url]
         print(f"drift: installing torch=={version} into {venv.relative_to(root)} (pip's log: {log.relative_to(root)})")
@@ -233,15 +232,6 @@ def ensure_environment(root: Path, version: str, index_url: str | None = None) -
         raise
     ready.write_text(probe["torch"] + "\n")
     return python
-
-
-def _numpy_pin(root: Path) -> list[str]:
-    """The project's numpy, so an import of torch behaves as in .venv and only torch differs."""
-    try:
-        lines = (Path(root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return ["numpy"]
-    return [line.strip() for line in lines if line.strip().lower().startswith("numpy==")] or ["numpy"]
 
 
 def _run_logged(command: list[str], log: Path) -> tuple[int, str]:
@@ -274,13 +264,11 @@ def _install_failure(version: str, text: str, log: Path) -> str:
 
 
 def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | None = None) -> list[Record]:
-    """Every ``drift/torch-*.json``, checked: ``DriftError`` names the first bad one (not JSON, a
-    wrong checksum or name, an example gone). Examples changed since are *stale*, missing ones
-    *unchecked*: not fatal."""
+    """Every ``drift/torch-*.json``, checked: ``DriftError`` names the first bad one (not JSON, a wrong checksum or
+    name, an example gone). Examples changed since are *stale*, missing ones *unchecked*: not fatal."""
     root = Path(root)
     folder = root / records_dir
     project = project or Project.load(root / "mkdocs.yml")
-    snippets_dir = project.snippets_dir
     current = list(project.shown())
     fingerprints: dict[str, dict | None] = {}  # each example's hashes, computed once for every record
     records = []
@@ -311,14 +299,13 @@ def load_records(root: Path, records_dir: str = RECORDS_DIR, project: Project | 
             for e in entries.values()
         ):
             raise DriftError(f"{shown}: an entry has no known result ({', '.join(RESULTS)}); {redo}")
-        gone = sorted(rel for rel in entries if rel not in current)
-        if gone:
+        if gone := sorted(rel for rel in entries if rel not in current):
             raise DriftError(f"{shown}: records snippets/{gone[0]}, which the site no longer runs; {redo}")
         item = Record(path, data, unchecked=[rel for rel in current if rel not in entries])
         for rel, entry in entries.items():
             if rel not in fingerprints:
                 try:
-                    fingerprints[rel] = fingerprint(snippets_dir, rel)
+                    fingerprints[rel] = fingerprint(project.snippets_dir, rel)
                 except SnippetError:  # unreadable now: the build reports that itself, with the page
                     fingerprints[rel] = None
             now = fingerprints[rel]

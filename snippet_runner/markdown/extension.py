@@ -1,8 +1,7 @@
-"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it
-(MkDocs, ProperDocs, Zensical, or ``markdown.markdown(text, extensions=["pymdownx.superfences",
-RunExtension(page="docs/x.md")])``).
-A preprocessor, before the fenced-code extensions, because it writes fenced blocks. The plugin gives
-it the build's engine, and the page it renders (learnt from ``on_page_markdown``), through
+"""``{{ run … }}`` as a Python-Markdown extension, so any builder that runs Python-Markdown expands it (MkDocs,
+ProperDocs, Zensical, or ``markdown.markdown(text, extensions=["pymdownx.superfences",
+RunExtension(page="docs/x.md")])``). A preprocessor, before the fenced-code extensions, because it writes fenced blocks.
+The plugin gives it the build's engine, and the page it renders (learnt from ``on_page_markdown``), through
 ``mdx_configs``; without it, the first page starts an engine for the process.
 """
 
@@ -59,8 +58,7 @@ class _RunPreprocessor(Preprocessor):
         self.extension = extension
 
     def run(self, lines: list[str]) -> list[str]:
-        session = self.extension.getConfig("session")
-        engine, rendering = session or _standalone(self.extension.getConfig("config_file"))
+        engine, rendering = self.extension.getConfig("session") or _standalone(self.extension.getConfig("config_file"))
         page = self.extension.getConfig("page") or rendering()
         try:
             return expand("\n".join(lines), page, engine, raw_html=self.md.htmlStash.store).split("\n")

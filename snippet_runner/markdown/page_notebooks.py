@@ -1,9 +1,8 @@
-"""Every teaching page's examples as a notebook to download (each example a code cell with its
-**approved** output, the headings as Markdown cells), and all examples in one zip: from committed
-files only, with content-derived cell ids and fixed zip dates and modes, so a commit gives one set of
-bytes. Cell tags tell nbval where a reader's run cannot print the same text (``raises-exception``,
-``nbval-ignore-output``, ``nbval-skip``). Pictures are left out: a reader's run draws none. The JSON
-is written here in nbformat's shape, since nbformat gives each new cell a random id.
+"""Every teaching page's examples as a notebook to download (each example a code cell with its **approved** output, the
+headings as Markdown cells), and all examples in one zip: from committed files only, with content-derived cell ids and
+fixed zip dates and modes, so a commit gives one set of bytes. Cell tags tell nbval where a reader's run cannot print
+the same text (``raises-exception``, ``nbval-ignore-output``, ``nbval-skip``). Pictures are left out: a reader's run
+draws none. The JSON is written here in nbformat's shape, since nbformat gives each new cell a random id.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from snippet_runner.machine import installed_version
+from snippet_runner.machine import installed_version, required_version
 from snippet_runner.markdown.notebooks import KERNEL, content_ids
 from snippet_runner.markdown.run_lines import find_includes, outside_fences, shown_code
 from snippet_runner.running import snippet as spec
@@ -69,12 +68,7 @@ def for_project(project, directory_urls: bool = False) -> tuple[list[PageNoteboo
 
 def _pinned(root: Path, name: str) -> str:
     """The version ``requirements.txt`` pins (so every build writes the same README), else the installed one."""
-    requirements = Path(root) / "requirements.txt"
-    if requirements.is_file():
-        for line in requirements.read_text(encoding="utf-8").splitlines():
-            if line.strip().lower().startswith(f"{name}=="):
-                return line.split("==", 1)[1].split("#")[0].strip()
-    return (installed_version(name) or "?").split("+")[0]
+    return required_version(root, name) or (installed_version(name) or "?").split("+")[0]
 
 
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
@@ -108,7 +102,7 @@ def build(markdown: str, shown: str, page: str, page_url: str, snippets_dir: Pat
 
 
 def _markdown(text: str) -> dict:
-    return {"cell_type": "markdown", "id": "", "metadata": {}, "source": _lines(text)}
+    return {"cell_type": "markdown", "id": "", "metadata": {}, "source": text.splitlines(keepends=True)}
 
 
 def _code(snippet: spec.Snippet, count: int) -> dict:
@@ -125,18 +119,14 @@ def _code(snippet: spec.Snippet, count: int) -> dict:
                 {"output_type": "error", "ename": ename.rsplit(".", 1)[-1], "evalue": evalue, "traceback": []}
             )
         if printed:
-            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": _lines(printed)})
+            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": printed.splitlines(keepends=True)})
         tags = ["nbval-ignore-output" if Path(snippet.rel).name in printed else "nbval-check-output"]
         if snippet.raises is not None:
             tags.append("raises-exception")
         if "__file__" in code:
             tags.append("nbval-skip")
     cell = {"cell_type": "code", "execution_count": count, "id": "", "metadata": {"tags": tags}, "outputs": outputs}
-    return {**cell, "source": _lines(code.rstrip("\n"))}
-
-
-def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    return {**cell, "source": code.rstrip("\n").splitlines(keepends=True)}
 
 
 def archive(notebooks: list[PageNotebook], shown: list[str], snippets_dir: Path, readme: str, stem: str) -> bytes:

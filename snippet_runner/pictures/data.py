@@ -15,8 +15,7 @@ class Text:
         self.pattern, self.most = re.compile(pattern), most
 
     def __call__(self, value: str) -> str | None:  # why not, or None (as check_graph)
-        ok = len(value) <= self.most and self.pattern.fullmatch(value)
-        return None if ok else "not of its grammar"
+        return None if len(value) <= self.most and self.pattern.fullmatch(value) else "not of its grammar"
 
 
 IDENTIFIER = r"[^\W\d]\w*"

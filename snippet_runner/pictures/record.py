@@ -1,17 +1,16 @@
 """Pictures from real runs, recorded in the snippet's own process (the worker's child): no helper in its code.
 
 A hidden ``# snippet:`` setting names what to draw. **graph NAME**: a profiler (``sys.setprofile``, and
-``threading.setprofile`` for the snippet's threads) sees each call of ``torch.autograd.backward``
-(``Tensor.backward`` calls it) and of ``torch.autograd.grad`` (whose pass returns its gradients and fills
-no ``.grad``); it adds no frame, so warnings keep the snippet's file and line, and only snippets with a
-graph setting pay for it. At the first call whose roots hold ``NAME`` (in the snippet's globals or its own frames), the graph is walked and given PyTorch's public hooks before
-the pass runs, and ``.grad`` is read when that call returns: the picture holds the values and
-gradients that really flowed, what each node saved and whether backward freed it, and ``steps`` in
-the engine's own order (:mod:`snippet_runner.pictures.steps`). **curves NAME ...**: each named list
-of numbers, when the run ends. A setting the run cannot satisfy fails the build with its line, as
-does a pass in several threads (no one order) or a graph over ``MAX_NODES`` (``stop_at=NAME`` draws
-a part). Not used: sphinx-gallery's scrapers (matplotlib in every plotting snippet, for data the run
-already holds), torchviz (no values, gradients or names). The data is approved like an output
+``threading.setprofile`` for the snippet's threads) sees each call of ``torch.autograd.backward`` (``Tensor.backward``
+calls it) and of ``torch.autograd.grad`` (whose pass returns its gradients and fills no ``.grad``); it adds no frame, so
+warnings keep the snippet's file and line, and only snippets with a graph setting pay for it. At the first call whose
+roots hold ``NAME`` (in the snippet's globals or its own frames), the graph is walked and given PyTorch's public hooks
+before the pass runs, and ``.grad`` is read when that call returns: the picture holds the values and gradients that
+really flowed, what each node saved and whether backward freed it, and ``steps`` in the engine's own order
+(:mod:`snippet_runner.pictures.steps`). **curves NAME ...**: each named list of numbers, when the run ends. A setting
+the run cannot satisfy fails the build with its line, as does a pass in several threads (no one order) or a graph over
+``MAX_NODES`` (``stop_at=NAME`` draws a part). Not used: sphinx-gallery's scrapers (matplotlib in every plotting
+snippet, for data the run already holds), torchviz (no values, gradients or names). The data is approved like an output
 (``<snippet>.pictures.json``); :mod:`snippet_runner.pictures.draw` draws it outside the sandbox.
 """
 
@@ -258,8 +257,7 @@ class _Walk:
             return self.ids[node]
         node_id = f"f{len(self.ids)}"
         self.ids[node] = node_id
-        name = type(node).__name__
-        entry: dict[str, Any] = {"id": node_id, "type": "function", "name": name}
+        entry: dict[str, Any] = {"id": node_id, "type": "function", "name": type(node).__name__}
         self.nodes.append(entry)
         if self.saved:
             saved = [attr for attr in sorted(dir(node)) if attr.startswith("_saved_") and _is_tensor(node, attr)]
@@ -415,8 +413,7 @@ def _factors(node, input_name) -> dict[int, str]:
     try:
         if kind in ("AddBackward0", "SubBackward0"):
             alpha = float(node._saved_alpha)
-            second = -alpha if kind == "SubBackward0" else alpha
-            return {0: "1", 1: number(second)}
+            return {0: "1", 1: number(-alpha if kind == "SubBackward0" else alpha)}
         if kind == "MulBackward0":
             one, other = node._saved_self, node._saved_other
             out = {}
@@ -434,8 +431,7 @@ def _factors(node, input_name) -> dict[int, str]:
             name = _short_name(input_name(node, 0)) or "(its input)"
             joined = name if len(name) == 1 else f"·{name}"  # 2u, but 2·loss
             power = "" if exponent == 2 else f"^{number(exponent - 1)}"
-            formula = f"{number(exponent)}{joined}{power}"
-            return {0: f"{formula} = {value}"}
+            return {0: f"{number(exponent)}{joined}{power} = {value}"}
     except (AttributeError, RuntimeError, TypeError, ValueError):
         return {}
     return {}

@@ -1,7 +1,6 @@
 """The backward pass of a graph picture in words, step by step: the list under the picture that
-``plugins/runner/assets/backward-steps.js`` steps through and the PDF prints. The numbers and their order are
-the run's (the approved ``steps``); each ``<li>`` names in ``data-node``, ``data-in`` and ``data-out``
-the SVG ids it lights up.
+``plugins/runner/assets/backward-steps.js`` steps through and the PDF prints. The numbers and their order are the run's
+(the approved ``steps``); each ``<li>`` names in ``data-node``, ``data-in`` and ``data-out`` the SVG ids it lights up.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""The kernel's isolation mechanisms, as :mod:`snippet_runner.running.sandbox` uses them: namespaces, tmpfs
-mounts, a Landlock ruleset with network rules and scopes, a seccomp filter, a pids cgroup, capabilities.
+"""The kernel's isolation mechanisms, as :mod:`snippet_runner.running.sandbox` uses them: namespaces, tmpfs mounts, a
+Landlock ruleset with network rules and scopes, a seccomp filter, a pids cgroup, capabilities.
 
-Each call is a system call or a few, through ``ctypes``: 3.11's ``os`` has no ``unshare``, ``mount``
-or ``capset``; the ``landlock`` package (pinned) has no network rules or scopes, so only its
-constants are used; and the seccomp bindings load the system's ``libseccomp.so.2``, which pip
-cannot pin, so the filter is classic BPF written here. Policy (paths, limits, what to do when a
-mechanism is missing) is the sandbox's.
+Each call is a system call or a few, through ``ctypes``: 3.11's ``os`` has no ``unshare``, ``mount`` or ``capset``; the
+``landlock`` package (pinned) has no network rules or scopes, so only its constants are used; and the seccomp bindings
+load the system's ``libseccomp.so.2``, which pip cannot pin, so the filter is classic BPF written here. Policy (paths,
+limits, what to do when a mechanism is missing) is the sandbox's.
 """
 
 from __future__ import annotations
@@ -281,14 +280,13 @@ def _write(path: str, text: str) -> None:
 
 
 class MemoryCgroup:
-    """The memory cgroup of worker ``pid``'s snippets, made once: each snippet's process sets its limit
-    and joins it first thing, the worker stays out (its pages are not the snippet's, and at the limit
-    the kernel's OOM killer ends the largest process in the group: only the snippet's may be chosen).
-    It counts the pages its members touch, of every kind (anonymous, System V and POSIX shared memory,
-    memfd, tmpfs files), not their address space (which a CUDA build of torch needs gigabytes of).
-    v1: ``memory.limit_in_bytes`` (and ``memsw``: swap counts too), ``memory.oom_control``; v2 (one
-    hierarchy, no process beside a child group): the worker moves to ``worker/`` in its pids cgroup,
-    the snippets get ``snippets/`` with ``memory.max`` and no swap, read from ``memory.events``."""
+    """The memory cgroup of worker ``pid``'s snippets, made once: each snippet's process sets its limit and joins it
+    first thing, the worker stays out (its pages are not the snippet's, and at the limit the kernel's OOM killer ends
+    the largest process in the group: only the snippet's may be chosen). It counts the pages its members touch, of every
+    kind (anonymous, System V and POSIX shared memory, memfd, tmpfs files), not their address space (which a CUDA build
+    of torch needs gigabytes of). v1: ``memory.limit_in_bytes`` (and ``memsw``: swap counts too),
+    ``memory.oom_control``; v2 (one hierarchy, no process beside a child group): the worker moves to ``worker/`` in its
+    pids cgroup, the snippets get ``snippets/`` with ``memory.max`` and no swap, read from ``memory.events``."""
 
     def __init__(self, path: str, v2: bool):
         v1 = ("memory.limit_in_bytes", "memory.oom_control", "memory.memsw.limit_in_bytes")

@@ -1,12 +1,11 @@
 """The parent side of the worker: send requests, collect results, survive hangs and crashes.
 
-``ProcessPoolExecutor`` and ``multiprocessing.Pool`` cannot stop one hung task without breaking the
-pool, nor say which line ran; a Jupyter kernel is slow to start and splits stdout from stderr.
-Hence framed JSON in, JSON lines out (:mod:`snippet_runner.running.protocol`). ``submit`` sends at
-once, so snippets run while MkDocs renders; if the worker dies, the running request gets the
-verdict and the others go to a fresh worker. Nothing it sends is trusted: each line is
-size-bounded, must be exactly the message due, and must come within a deadline from the snippet's
-timeout; anything else kills the worker and raises :class:`WorkerBroke`, naming the snippet.
+``ProcessPoolExecutor`` and ``multiprocessing.Pool`` cannot stop one hung task without breaking the pool, nor say which
+line ran; a Jupyter kernel is slow to start and splits stdout from stderr. Hence framed JSON in, JSON lines out
+(:mod:`snippet_runner.running.protocol`). ``submit`` sends at once, so snippets run while MkDocs renders; if the worker
+dies, the running request gets the verdict and the others go to a fresh worker. Nothing it sends is trusted: each line
+is size-bounded, must be exactly the message due, and must come within a deadline from the snippet's timeout; anything
+else kills the worker and raises :class:`WorkerBroke`, naming the snippet.
 """
 
 from __future__ import annotations

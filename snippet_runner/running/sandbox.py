@@ -1,10 +1,9 @@
 """Confine the process that runs one snippet: what it may read, write, reach, start and leave behind.
 
-A snippet is a stranger's pull request. It may reach only its own: an empty stdin, one capture
-file as stdout and stderr, its folder (read-only), its scratch folder, its ``/dev/shm`` and its
-own processes; nothing of the worker, the build or the machine. Prepared in the worker
-(:class:`Sandbox`), applied in each forked child. From the outside in (the full table, with where
-each holds: ``dev/decisions/0007-the-trust-boundary.md``):
+A snippet is a stranger's pull request. It may reach only its own: an empty stdin, one capture file as stdout and
+stderr, its folder (read-only), its scratch folder, its ``/dev/shm`` and its own processes; nothing of the worker, the
+build or the machine. Prepared in the worker (:class:`Sandbox`), applied in each forked child. From the outside in (the
+full table, with where each holds: ``dev/decisions/0007-the-trust-boundary.md``):
 
 * **Environment**: an allowlist (:func:`worker_environment`); ``HOME`` and ``TMPDIR`` are scratch.
 * **The worker's namespaces** (:func:`isolate_worker`): a user namespace mapping only the build's
@@ -24,10 +23,10 @@ each holds: ``dev/decisions/0007-the-trust-boundary.md``):
   kind, tmpfs files included, by a memory cgroup (else ``RLIMIT_AS``, less ``disk`` and ``shm``);
   output by ``RLIMIT_FSIZE``, one byte past its allowance (``SIGXFSZ`` ignored).
 
-The build records what the worker sees once the child is gone (:meth:`Sandbox.limits_hit`); the
-child's own account is a size-capped, schema-checked file (:meth:`Sandbox.report`). Where a
-mechanism is missing, the rest holds and :attr:`Isolation.off` says what is off; the build prints
-it, and ``tests/builds/test_safety.py`` fails unless ``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``.
+The build records what the worker sees once the child is gone (:meth:`Sandbox.limits_hit`); the child's own account is a
+size-capped, schema-checked file (:meth:`Sandbox.report`). Where a mechanism is missing, the rest holds and
+:attr:`Isolation.off` says what is off; the build prints it, and ``tests/builds/test_safety.py`` fails unless
+``SNIPPETS_SANDBOX_MAY_BE_WEAKER=1``.
 """
 
 from __future__ import annotations
@@ -166,10 +165,9 @@ HIDDEN = ("/tmp", "/var/tmp", "/root", "/home", "/mnt", "/media", "/srv")  # whe
 
 
 class Sandbox:
-    """What confining a snippet needs, made in the worker, so each forked child only applies it.
-    With namespaces, each run's tmpfs is mounted on the scratch folder, inside a read-only tmpfs
-    that carries the Landlock rule (Landlock ignores a rule on a mount point); without, one real
-    folder is emptied between snippets (:meth:`release`)."""
+    """What confining a snippet needs, made in the worker, so each forked child only applies it. With namespaces, each
+    run's tmpfs is mounted on the scratch folder, inside a read-only tmpfs that carries the Landlock rule (Landlock
+    ignores a rule on a mount point); without, one real folder is emptied between snippets (:meth:`release`)."""
 
     def __init__(self, inside: str | None, isolated: Isolation) -> None:
         self._inside = inside  # where to make the scratch folder; None: the system's temporary folder
@@ -284,8 +282,7 @@ class Sandbox:
     def limits_hit(self) -> tuple[str, ...]:
         """In the worker, once the child is gone: which of its limits it ran into."""
         hit = []
-        cgroup = self.isolated.cgroup
-        if cgroup is not None and cgroup.refusals() > self._refused:
+        if self.isolated.cgroup is not None and self.isolated.cgroup.refusals() > self._refused:
             hit.append("processes")
         if self.isolated.memory is not None and self.isolated.memory.kills() > self._killed:
             hit.append("memory")

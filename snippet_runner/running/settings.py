@@ -1,11 +1,10 @@
 """What a snippet may declare in its ``# snippet:`` lines: one row a setting, and the limits as one value.
 
-Each :class:`Setting` says how the setting is written, its default, floor and ceiling, and how
-messages name it. Parsing (:mod:`snippet_runner.running.snippet`), the hint for a misspelled
-setting, the checks of the limits (:mod:`snippet_runner.checking.rules`) and the tables of
-README.md and AUTHORING.md (checked against :func:`table` by a test) all read this table, so a new
-setting is one row here, and, if it is a limit, one field of :class:`Limits` and its enforcement
-in the sandbox. :class:`Limits` travels whole from the snippet to the worker and the sandbox.
+Each :class:`Setting` says how the setting is written, its default, floor and ceiling, and how messages name it. Parsing
+(:mod:`snippet_runner.running.snippet`), the hint for a misspelled setting, the checks of the limits
+(:mod:`snippet_runner.checking.rules`) and the tables of README.md and AUTHORING.md (checked against :func:`table` by a
+test) all read this table, so a new setting is one row here, and, if it is a limit, one field of :class:`Limits` and its
+enforcement in the sandbox. :class:`Limits` travels whole from the snippet to the worker and the sandbox.
 """
 
 from __future__ import annotations

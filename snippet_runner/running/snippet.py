@@ -7,11 +7,10 @@ Settings are comments, so the file stays a plain script that ``python file.py`` 
     # snippet: graph loss saved
     # snippet: curves losses="training loss" xlabel=epoch ylabel="loss (MSE)"
 
-The last two ask for a picture of the run (:mod:`snippet_runner.pictures`). A plain snippet's
-settings sit at the top, where the listing hides them (its numbering starts below, so line
-numbers still match the file); a notebook script's may sit in their cell. A snippet must be a file
-inside the snippets folder, symlinks resolved. All static (``ast``): a syntax error is reported
-before any worker starts.
+The last two ask for a picture of the run (:mod:`snippet_runner.pictures`). A plain snippet's settings sit at the top,
+where the listing hides them (its numbering starts below, so line numbers still match the file); a notebook script's may
+sit in their cell. A snippet must be a file inside the snippets folder, symlinks resolved. All static (``ast``): a
+syntax error is reported before any worker starts.
 """
 
 from __future__ import annotations
@@ -114,15 +113,8 @@ def load(snippets_dir: Path, rel: str, shown_as: str = "snippets") -> Snippet:
         raise SnippetError(f"{shown_as}/{rel}:{exc.lineno or 1}", f"syntax error: {exc.msg}") from None
     cells = split_cells(source)
     settings = _settings(source, f"{shown_as}/{rel}", on_top=len(cells) == 1)
-    return Snippet(
-        path=path,
-        rel=rel,
-        source=source,
-        cells=cells,
-        local_modules=tuple(_local_modules(tree, path.parent, set())),
-        folder=shown_as,
-        **settings,
-    )
+    modules = tuple(_local_modules(tree, path.parent, set()))
+    return Snippet(path=path, rel=rel, source=source, cells=cells, local_modules=modules, folder=shown_as, **settings)
 
 
 def inside(folder: Path, rel: str, location: str, rule: str) -> Path:

@@ -1,19 +1,18 @@
 """Warm the worker, before it forks, with what the snippets will use.
 
-What a library sets up lazily, on first use in a process, would be set up again in every fork and
-lost with it (the first ``torch.optim.SGD(...)`` imports ``torch._dynamo``); done once in the worker,
-every fork inherits it. What to warm is read from the snippets' syntax trees, not a hand-kept list
-(:func:`touched`); :func:`warm` imports and looks up each name and rehearses optimizers and
-argument-less modules. ``warm_up`` and ``warm_up_names`` in ``mkdocs.yml`` turn it off or add names.
+What a library sets up lazily, on first use in a process, would be set up again in every fork and lost with it (the
+first ``torch.optim.SGD(...)`` imports ``torch._dynamo``); done once in the worker, every fork inherits it. What to warm
+is read from the snippets' syntax trees, not a hand-kept list (:func:`touched`); :func:`warm` imports and looks up each
+name and rehearses optimizers and argument-less modules. ``warm_up`` and ``warm_up_names`` in ``mkdocs.yml`` turn it off
+or add names.
 
-**Trust.** The worker runs unconfined, so a name from a snippet is warmed only if its top-level
-package is one the project preloads (torch); names from the settings are the project's own.
+**Trust.** The worker runs unconfined, so a name from a snippet is warmed only if its top-level package is one the
+project preloads (torch); names from the settings are the project's own.
 
-**What the forks must not inherit**: no thread is started (a fork must not inherit one holding a
-lock); the random generator's state is put back, so an unseeded snippet prints what it did
-before; warnings are silenced and their once-only registries reset, so a snippet still sees them.
-(``LazyLoader`` and ``-X importtime`` say what a process imports, not what a snippet touches; torch
-has no "initialize everything" call.)
+**What the forks must not inherit**: no thread is started (a fork must not inherit one holding a lock); the random
+generator's state is put back, so an unseeded snippet prints what it did before; warnings are silenced and their
+once-only registries reset, so a snippet still sees them. (``LazyLoader`` and ``-X importtime`` say what a process
+imports, not what a snippet touches; torch has no "initialize everything" call.)
 """
 
 from __future__ import annotations

@@ -1,20 +1,19 @@
 """The worker process: import torch once, then run each snippet in a fork of itself.
 
-``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER`` (``FOLDER`` holds the scratch
-folder). Each message on stdin is a line with a length, then that many bytes: first the names to
-warm (:mod:`snippet_runner.running.warmup`), then requests, each read just before its fork so the
-queued ones stay in the pipe, out of any child's reach. Answers go to ``RESULT_FD``, a JSON line each.
+``python -m snippet_runner.running.worker RESULT_FD PRELOAD FOLDER`` (``FOLDER`` holds the scratch folder). Each message
+on stdin is a line with a length, then that many bytes: first the names to warm (:mod:`snippet_runner.running.warmup`),
+then requests, each read just before its fork so the queued ones stay in the pipe, out of any child's reach. Answers go
+to ``RESULT_FD``, a JSON line each.
 
-**Why a fork per snippet.** Whatever a snippet changes (a patched ``Tensor.__repr__``, a thread, an
-open file) dies with its child. The worker never runs snippet code or torch operations itself,
-which is what makes forking it safe (no thread pools to inherit).
+**Why a fork per snippet.** Whatever a snippet changes (a patched ``Tensor.__repr__``, a thread, an open file) dies with
+its child. The worker never runs snippet code or torch operations itself, which is what makes forking it safe (no thread
+pools to inherit).
 
-**What the worker trusts.** Nothing the child says about another run, nor what it can see itself:
-once the child (and all it started) is gone, its output comes from the capture file, its exit
-status and peak memory from ``wait4``, its time from the worker's clock, its limits from the
-kernel. Its own account (exception, cell ends, pictures, prints) is a size-capped, schema-checked
-file, bound to the id the worker gave the run. A hang is stopped by faulthandler, which writes its
-stack to the capture, or killed at the timeout and a grace. Why: ``dev/decisions/0001`` and ``0007``.
+**What the worker trusts.** Nothing the child says about another run, nor what it can see itself: once the child (and
+all it started) is gone, its output comes from the capture file, its exit status and peak memory from ``wait4``, its
+time from the worker's clock, its limits from the kernel. Its own account (exception, cell ends, pictures, prints) is a
+size-capped, schema-checked file, bound to the id the worker gave the run. A hang is stopped by faulthandler, which
+writes its stack to the capture, or killed at the timeout and a grace. Why: ``dev/decisions/0001`` and ``0007``.
 """
 
 from __future__ import annotations
@@ -200,10 +199,9 @@ def _kill_orphans() -> None:
 
 
 def _warm_up() -> None:
-    """Do once, in the worker, the lazy set-up torch does on a process's first tensor operations
-    (dispatch tables, autograd, printing), so each forked child inherits it instead of paying for
-    it again. Only scalar-sized work: nothing here starts torch's thread
-    pools, which a fork must not inherit, and nothing draws from the random number generators."""
+    """Do once, in the worker, the lazy set-up torch does on a process's first tensor operations (dispatch tables,
+    autograd, printing), so each forked child inherits it instead of paying for it again. Only scalar-sized work:
+    nothing here starts torch's thread pools, which a fork must not inherit, nor draws from the random generators."""
     torch = sys.modules.get("torch")
     if torch is None:
         return
@@ -232,9 +230,8 @@ def _next(fd: int) -> bytes | None:
 
 def main() -> None:
     isolated = sandbox.isolate_worker()  # first: unshare(CLONE_NEWUSER) needs a single thread
-    result_fd = int(sys.argv[1])
     preload = [name for name in sys.argv[2].split(",") if name] if len(sys.argv) > 2 else []
-    results = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
+    results = os.fdopen(int(sys.argv[1]), "w", buffering=1, encoding="utf-8")  # RESULT_FD
     if isolated.pid_namespace is None:
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     started = time.perf_counter()

@@ -45,8 +45,7 @@ class ChromiumNotFound(RuntimeError):
 
 def find() -> str | None:
     """The Chromium binary to use, or None when there is none."""
-    wanted = os.environ.get(ENV_VAR, "").strip()
-    if wanted:
+    if wanted := os.environ.get(ENV_VAR, "").strip():
         return shutil.which(wanted) or (wanted if Path(wanted).is_file() and os.access(wanted, os.X_OK) else None)
     return next(filter(None, map(shutil.which, CANDIDATES)), None)
 

@@ -1,13 +1,11 @@
-"""Print the print-site plugin's print page to PDF through headless Chromium, which sees only the
-site (print_origin.py): the math and diagrams are drawn by JavaScript, so WeasyPrint-based exporters
-would print raw LaTeX, and ``--print-to-pdf`` cannot wait for KaTeX or MathJax, Mermaid and the fonts.
-Formulas with neither renderer loaded stop the print at once, naming what is needed. First the page
-is made to read like a book (blocks open, ``.ipynb`` links pointed at their section, plain line
-numbers, tall blocks allowed to split; the functions run in the page are ``scripts/*.js``). It is
-printed once. Then pikepdf writes the printed contents' page numbers (pdf_contents.py), sets the
-metadata (``docinfo``) and makes the bytes reproducible (its object API): the build's dates,
-structure element ids by rank (the ``/IDTree`` stays sorted) instead of DOM node numbers, an /ID
-derived from the content."""
+"""Print the print-site plugin's print page to PDF through headless Chromium, which sees only the site
+(print_origin.py): the math and diagrams are drawn by JavaScript, so WeasyPrint-based exporters would print raw LaTeX,
+and ``--print-to-pdf`` cannot wait for KaTeX or MathJax, Mermaid and the fonts. Formulas with neither renderer loaded
+stop the print at once, naming what is needed. First the page is made to read like a book (blocks open, ``.ipynb`` links
+pointed at their section, plain line numbers, tall blocks allowed to split; the functions run in the page are
+``scripts/*.js``). It is printed once. Then pikepdf writes the printed contents' page numbers (pdf_contents.py), sets
+the metadata (``docinfo``) and makes the bytes reproducible (its object API): the build's dates, structure element ids
+by rank (the ``/IDTree`` stays sorted) instead of DOM node numbers, an /ID derived from the content."""
 
 from __future__ import annotations
 

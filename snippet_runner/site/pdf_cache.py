@@ -57,7 +57,6 @@ def reuse_pdf(cache_dir: Path, key: str, target: Path) -> bool:
 
 def keep_pdf(cache_dir: Path, key: str, printed: Path) -> None:
     """Store a freshly printed PDF under ``key`` (atomically), keeping the newest few."""
-    stored = cache_dir / f"{key}.pdf"
-    write_atomic(stored, printed.read_bytes())
+    write_atomic(cache_dir / f"{key}.pdf", printed.read_bytes())
     for old in sorted(cache_dir.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
         old.unlink(missing_ok=True)

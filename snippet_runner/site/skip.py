@@ -1,9 +1,8 @@
-"""Whether a build would only write the ``site/`` already there. MkDocs renders every page when nothing
-changed (issue 8), and ``--dirty`` misses a page whose snippet, template or setting changed; make and
-doit go by timestamps, which a checkout changes. So the unit is the whole build: when the key of all
-it reads (by content: project files but outputs and caches, the interpreter and distributions,
-Chromium and ``@viz-js/viz``, the date, the ``SNIPPETS_*`` variables) is the one stored by the build
-in place, and that ``site/`` is as it was left (sizes, times, inodes), nothing is built.
+"""Whether a build would only write the ``site/`` already there. MkDocs renders every page when nothing changed (issue
+8), and ``--dirty`` misses a page whose snippet, template or setting changed; make and doit go by timestamps, which a
+checkout changes. So the unit is the whole build: when the key of all it reads (by content: project files but outputs
+and caches, the interpreter and distributions, Chromium and ``@viz-js/viz``, the date, the ``SNIPPETS_*`` variables) is
+the one stored by the build in place, and that ``site/`` is as it was left (sizes, times, inodes), nothing is built.
 """
 
 from __future__ import annotations

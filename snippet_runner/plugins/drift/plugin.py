@@ -1,9 +1,8 @@
 """The "Which PyTorch" page and each page's quiet torch line, generated from ``drift/*.json`` at build time.
 
-``on_files`` checks every record (a bad one stops the build, naming the file); ``<!-- drift-report -->``
-on ``which-pytorch.md`` becomes the report; every page that shows examples gets one line naming the
-versions under which its outputs are identical or differ. The rendering is plain functions of the
-records, so tests call them without MkDocs.
+``on_files`` checks every record (a bad one stops the build, naming the file); ``<!-- drift-report -->`` on
+``which-pytorch.md`` becomes the report; every page that shows examples gets one line naming the versions under which
+its outputs are identical or differ. The rendering is plain functions of the records, so tests call them without MkDocs.
 """
 
 from __future__ import annotations

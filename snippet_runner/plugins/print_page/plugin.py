@@ -1,11 +1,10 @@
-"""``print-page-ids``: make every id on the print page unique, so its same-page links land, on the
-page and in the PDF. print-site prefixes a page's same-page links with the page's key but renames
-only headings', list items' and footnotes' ids, so line anchors and ``cell-<n>`` repeat. After
-print-site's ``on_post_build``, each id that repeats or that a rewritten link points to gets the
-prefix (regular expressions, as print-site uses, keep its other bytes); Material's ``__config`` base
-becomes ``.`` so that, opened from disk, search and the palette toggle work; and where notebooks
-show, it links their stylesheet, as the snippet-runner plugin does on their own pages. None of print-site's
-code is replaced or wrapped.
+"""``print-page-ids``: make every id on the print page unique, so its same-page links land, on the page and in the PDF.
+print-site prefixes a page's same-page links with the page's key but renames only headings', list items' and footnotes'
+ids, so line anchors and ``cell-<n>`` repeat. After print-site's ``on_post_build``, each id that repeats or that a
+rewritten link points to gets the prefix (regular expressions, as print-site uses, keep its other bytes); Material's
+``__config`` base becomes ``.`` so that, opened from disk, search and the palette toggle work; and where notebooks show,
+it links their stylesheet, as the snippet-runner plugin does on their own pages. None of print-site's code is replaced
+or wrapped.
 """
 
 from __future__ import annotations
