@@ -1,9 +1,9 @@
 """Print the print-site plugin's print page to PDF through headless Chromium, which sees only the site
 (print_origin.py): the math and diagrams are drawn by JavaScript, so WeasyPrint-based exporters would print raw LaTeX,
 and ``--print-to-pdf`` cannot wait for KaTeX or MathJax, Mermaid and the fonts. Formulas with neither renderer loaded
-stop the print at once, naming what is needed. First the page is made to read like a book (blocks open, ``.ipynb`` links
-pointed at their section, plain line numbers, tall blocks allowed to split; the functions run in the page are
-``scripts/*.js``). It is printed once. Then pikepdf writes the printed contents' page numbers (pdf_contents.py), sets
+stop the print at once, naming what is needed. First the page is made to read like a book (each link one box, so one
+rectangle a line whatever the page went through; blocks open, ``.ipynb`` links pointed at their section, plain line
+numbers, tall blocks allowed to split; the functions run in the page are ``scripts/*.js``). It is printed once. Then pikepdf writes the printed contents' page numbers (pdf_contents.py), sets
 the metadata (``docinfo``) and makes the bytes reproducible (its object API): the build's dates, structure element ids
 by rank (the ``/IDTree`` stays sorted) instead of DOM node numbers, an /ID derived from the content."""
 
@@ -56,7 +56,7 @@ def print_pdf(print_page: Path, pdf_path: Path, epoch: int | None = None, site: 
     with chromium.launch(*print_origin.NO_NETWORK) as browser:
         context = print_origin.context(browser, site, refused, viewport=_A4_CONTENT_PX)
         page = _open(context, print_origin.url(site, print_page), print_page.name, refused)
-        for name in ("open-details", "link-pages", "unlink-line-numbers"):
+        for name in ("steady-links", "open-details", "link-pages", "unlink-line-numbers"):
             page.evaluate(script(name))
         page.evaluate(script("shrink-diagrams"), _A4_CONTENT_PX["height"] * _DIAGRAM_MAX)
         page.evaluate(script("mark-tall-blocks"), [_KEEP_WHOLE, _A4_CONTENT_PX["height"] * _TALL])

@@ -141,3 +141,33 @@ def test_a_rebuild_keeps_the_files_it_did_not_change(tmp_path):
     assert (old / "changed.html").stat().st_ino != kept["changed.html"]
     assert (old / "changed.html").read_text() == "new" and (old / "added.html").read_text() == "added"
     assert not new.exists() and not list(tmp_path.glob("site.retired-*"))
+
+
+def _pieces_of_one_link(pdf_path: Path) -> list[str]:
+    """Link rectangles of one target that touch on one line of one sheet: pieces of one link."""
+    import pikepdf
+
+    found = []
+    with pikepdf.open(pdf_path) as pdf:
+        for number, sheet in enumerate(pdf.pages, start=1):
+            rects: dict[str, list[list[float]]] = {}
+            for link in sheet.get("/Annots", []):
+                target = str(link.get("/Dest")) if "/Dest" in link else str(link.get("/A", {}).get("/URI"))
+                rects.setdefault(target, []).append([float(v) for v in link.Rect])
+            for target, boxes in rects.items():
+                for a in boxes:
+                    for b in boxes:
+                        same_line = min(a[3], b[3]) - max(a[1], b[1]) > (a[3] - a[1]) / 2
+                        if a is not b and same_line and abs(a[2] - b[0]) < 1:
+                            found.append(f"sheet {number}: {target} at x={a[2]:.1f}")
+    return found
+
+
+def test_a_link_is_one_rectangle_a_line_in_the_pdf(built_site):
+    """Chromium makes a link's PDF rectangles either one per inline child (an <abbr>, a <code>) or one
+    for the whole link, depending on what the page went through before it was printed: a build under
+    load once printed three fewer rectangles than the build beside it, and the two PDFs differed. Each
+    link gets a box of its own for the print (``site/scripts/steady-links.js``), so it is always one
+    rectangle a line (before: 84 links in pieces)."""
+    pieces = _pieces_of_one_link(built_site / "pdf" / "autograd-part2.pdf")
+    assert not pieces, f"{len(pieces)} links in pieces: {pieces[:5]}"
