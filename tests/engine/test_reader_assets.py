@@ -23,8 +23,10 @@ ENGINE = "assets/snippet-runner"
 class _ReaderAssets(BasePlugin):
     """The snippet-runner plugin's steps for the reader's assets, without its engine."""
 
+    katex = True  # the plugin's `math: katex`, its default
+
     def on_config(self, config):
-        reader_assets.add_to_config(config)
+        reader_assets.add_to_config(config, self.katex)
         return config
 
     def on_files(self, files, *, config):
@@ -32,13 +34,14 @@ class _ReaderAssets(BasePlugin):
         return files
 
 
-def _site(tmp_path, yml: str):
+def _site(tmp_path, yml: str, katex: bool = True):
     """The validated config of a site with ``yml``, after the reader's assets' ``on_config`` and
     ``on_files``, run as MkDocs runs a plugin's events; and the files added, ``{uri: source}``."""
-    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs").mkdir(parents=True)
     (tmp_path / "mkdocs.yml").write_text(f"site_name: s\nplugins: []\n{yml}", encoding="utf-8")
     config = load_config(str(tmp_path / "mkdocs.yml"))
-    config.plugins["reader-assets"] = _ReaderAssets()
+    config.plugins["reader-assets"] = assets = _ReaderAssets()
+    assets.katex = katex
     config = config.plugins.on_config(config)
     files = config.plugins.on_files(Files([]), config=config)
     return config, {file.src_uri: file.abs_src_path for file in files}
@@ -79,3 +82,10 @@ def test_a_site_without_formulas_gets_no_katex(tmp_path):
 def test_arithmatex_for_mathjax_2_stops_the_build_naming_the_setting(tmp_path):
     with pytest.raises(PluginError, match="generic: true"):
         _site(tmp_path, "markdown_extensions:\n  - pymdownx.arithmatex\n")
+
+
+def test_math_none_leaves_the_formulas_to_a_renderer_the_site_loads_another_way(tmp_path):
+    """A site that loads its renderer from a template, not extra_javascript, sets ``math: none``."""
+    for arithmatex in (ARITHMATEX, "markdown_extensions:\n  - pymdownx.arithmatex\n"):  # MathJax 2's way too
+        config, files = _site(tmp_path / str(len(arithmatex)), arithmatex, katex=False)
+        assert not any("katex" in name or "math" in name for name in (*config.extra_css, *files))

@@ -36,3 +36,6 @@ class SnippetRunnerConfig(Config):
     warm_up = c.Type(bool, default=True)
     # dotted names each worker is warmed with too
     warm_up_names = c.ListOfItems(c.Type(str), default=[])
+    # pymdownx.arithmatex's formulas, where extra_javascript names no renderer: katex, the engine's
+    # own (from npm, in the wheel); none, for a site that loads a renderer another way (a template)
+    math = c.Choice(("katex", "none"), default="katex")

@@ -80,7 +80,7 @@ class SnippetRunnerPlugin(BasePlugin[SnippetRunnerConfig]):
             config.markdown_extensions.append(EXTENSION)  # a project that lists only the plugin
         config.mdx_configs.setdefault(EXTENSION, {})["session"] = (self.engine, lambda: self.rendering)
         config.watch.append(str(self.project.snippets_dir))
-        reader_assets.add_to_config(config)
+        reader_assets.add_to_config(config, katex=self.config.math == "katex")
         print_site = config.plugins.get("print-site")
         if self.serving and print_site is not None and os.environ.get("SNIPPETS_PRINT_PAGE") != "true":
             # serve leaves the print page out, whatever mkdocs.yml says: it is the PDF's source, which

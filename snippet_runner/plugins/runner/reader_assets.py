@@ -26,10 +26,10 @@ ARTICLE = '<article class="md-content__inner md-typeset">'
 NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
 
 
-def _math(config) -> bool:
+def _math(config, katex: bool) -> bool:
     """Whether the site needs the engine's KaTeX: arithmatex's formulas, and no renderer of its own."""
     scripts = " ".join(map(str, config.extra_javascript)).lower()
-    if MATH not in config.markdown_extensions or "katex" in scripts or "mathjax" in scripts:
+    if not katex or MATH not in config.markdown_extensions or "katex" in scripts or "mathjax" in scripts:
         return False
     if not config.mdx_configs.get(MATH, {}).get("generic"):  # without, it writes MathJax 2's <script>s
         raise PluginError(f"{MATH} needs `generic: true` for the engine's KaTeX, or a renderer in extra_javascript")
@@ -38,8 +38,8 @@ def _math(config) -> bool:
     return True
 
 
-def add_to_config(config) -> None:
-    math = _math(config)
+def add_to_config(config, katex: bool = True) -> None:
+    math = _math(config, katex)
     css = [f"{SITE_FOLDER}/{name}" for name in CSS + MATH_CSS * math]
     config.extra_css[:0] = [path for path in css if path not in config.extra_css]
     js = [f"{SITE_FOLDER}/{name}" for name in JS + MATH_JS * math]
