@@ -1,4 +1,5 @@
-"""Writing files that others read at the same time, and hashing files by content.
+"""Writing files that others read at the same time, hashing files by content, and finding the npm packages
+the engine uses at run time.
 
 Builds run side by side over one cache, so every file one leaves for another appears whole or not at all.
 """
@@ -10,6 +11,14 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
+
+CHECKOUT = Path(__file__).resolve().parents[1]  # the engine's repository, when it runs from a checkout
+
+
+def from_npm(installed: Path, package: str) -> Path:
+    """An npm package the engine uses at run time: ``installed``, inside the package, in a wheel (setup.py
+    copies it there), else ``package`` in a checkout's ``node_modules``, where `npm ci` put it."""
+    return installed if installed.is_dir() else CHECKOUT / "node_modules" / package
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:

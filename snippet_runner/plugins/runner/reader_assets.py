@@ -13,14 +13,15 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
+from snippet_runner.files import from_npm
+
 FOLDER = Path(__file__).with_name("assets")  # package data: in the wheel beside this module
 SITE_FOLDER = "assets/snippet-runner"
 CSS = ("snippets.css", "backward-steps.css")  # first, so the site's own stylesheets can override them
 JS = ("backward-steps.js",)
 MATH = "pymdownx.arithmatex"
 MATH_CSS, MATH_JS = ("katex/katex.min.css",), ("katex/katex.min.js", "katex/contrib/auto-render.min.js", "math.js")
-# in a wheel beside the assets (setup.py copies it there), in a checkout where `npm ci` put it
-KATEX = FOLDER / "katex" if (FOLDER / "katex").is_dir() else FOLDER.parents[3] / "node_modules" / "katex" / "dist"
+KATEX = from_npm(FOLDER / "katex", "katex/dist")  # in a wheel beside the assets
 # Material's content area; the links go at its top, where a theme's page actions stand
 ARTICLE = '<article class="md-content__inner md-typeset">'
 NOTEBOOK = 'class="jupyter-wrapper"'  # mkdocs-jupyter's
@@ -40,9 +41,9 @@ def _math(config, katex: bool) -> bool:
 
 def add_to_config(config, katex: bool = True) -> None:
     math = _math(config, katex)
-    css = [f"{SITE_FOLDER}/{name}" for name in CSS + MATH_CSS * math]
+    css = [f"{SITE_FOLDER}/{name}" for name in CSS + (MATH_CSS if math else ())]
     config.extra_css[:0] = [path for path in css if path not in config.extra_css]
-    js = [f"{SITE_FOLDER}/{name}" for name in JS + MATH_JS * math]
+    js = [f"{SITE_FOLDER}/{name}" for name in JS + (MATH_JS if math else ())]
     config.extra_javascript += [path for path in js if path not in map(str, config.extra_javascript)]
 
 
